@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The project's one entry point for people and CI.
+#   ./run.sh app  [args]   start Canasta Companion (the bundled demo hand when no webcam is found)
+#   ./run.sh test [args]   run the test suite (args go to pytest)
+# Both install what is missing first: Debian packages (card artwork, Qt's system libraries)
+# and a virtual environment at .venv with the project and its Python dependencies.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEBIAN_PACKAGES=(
+  kdegames-card-data-kf5 gnome-cards-data   # real card-deck artwork (SVG) for the synthetic scenes
+  libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 libxcb-cursor0  # Qt 6 runtime
+  fonts-dejavu-core                          # a font for Qt and for the project's own card faces
+)
+
+ensure_debian_packages() {
+  command -v dpkg-query >/dev/null || return 0   # not Debian: the README lists what to install
+  local missing=() p
+  for p in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+}
+
+ensure_venv() {
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  local stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+  if [ ! -f "$stamp" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -e '.[dev]'
+    rm -f .venv/.installed-*
+    touch "$stamp"
+  fi
+}
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  app)
+    ensure_debian_packages
+    ensure_venv
+    exec .venv/bin/python -m companion.app "$@"
+    ;;
+  test)
+    ensure_debian_packages
+    ensure_venv
+    export QT_QPA_PLATFORM=offscreen
+    exec .venv/bin/python -m pytest "$@"
+    ;;
+  *)
+    echo "usage: ./run.sh app | ./run.sh test [pytest args]" >&2
+    exit 2
+    ;;
+esac

@@ -92,8 +92,11 @@ def load_hand(data: Any) -> EndOfHand:
     unknown = sorted(set(data) - TOP_LEVEL_KEYS)
     if unknown:
         raise HandFileError(f"{unknown[0]}: unknown field; a hand file has {', '.join(sorted(TOP_LEVEL_KEYS))}")
+    name = data.get("variant", "modern")
     try:
-        variant = get_variant(data.get("variant", "modern"))
+        if not isinstance(name, str):
+            raise ValueError(f"variant: expected \"modern\" or \"classic\", got {name!r}")
+        variant = get_variant(name)
     except ValueError as error:
         raise HandFileError(str(error)) from None
     try:

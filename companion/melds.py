@@ -14,7 +14,7 @@ seven 2s and jokers. Whether a meld is *legal* depends on the variant: see :mod:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from .cards import RANK_NAMES, Card
@@ -34,31 +34,38 @@ class Canasta(Enum):
 
 @dataclass(frozen=True)
 class Meld:
-    """Cards laid together on the table. ``cards`` keeps the order they were laid."""
+    """Cards laid together on the table. ``cards`` keeps the order they were laid.
+
+    The counts the rules ask about are worked out once, when the meld is made: the app re-checks and
+    re-scores the whole table on every camera reading.
+    """
 
     cards: tuple[Card, ...]
+    naturals: tuple[Card, ...] = field(init=False, repr=False, compare=False)
+    wilds: tuple[Card, ...] = field(init=False, repr=False, compare=False)
+    #: the ranks of the non-wild cards (one rank in a well-formed meld)
+    ranks: frozenset[str] = field(init=False, repr=False, compare=False)
+    #: the meld's rank; ``None`` for a wild-card meld (or for a meld of mixed ranks)
+    rank: str | None = field(init=False, repr=False, compare=False)
+    jokers: int = field(init=False, repr=False, compare=False)
+    points: int = field(init=False, repr=False, compare=False)
+    _canasta: Canasta | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", tuple(self.cards))
-
-    @property
-    def naturals(self) -> tuple[Card, ...]:
-        return tuple(c for c in self.cards if not c.is_wild)
-
-    @property
-    def wilds(self) -> tuple[Card, ...]:
-        return tuple(c for c in self.cards if c.is_wild)
-
-    @property
-    def ranks(self) -> frozenset[str]:
-        """The ranks of the non-wild cards (one rank in a well-formed meld)."""
-        return frozenset(c.rank for c in self.naturals)
-
-    @property
-    def rank(self) -> str | None:
-        """The meld's rank; ``None`` for a wild-card meld (or for a meld of mixed ranks)."""
-        ranks = self.ranks
-        return next(iter(ranks)) if len(ranks) == 1 else None
+        cards = tuple(self.cards)
+        ranks = frozenset(c.rank for c in cards if not c.is_wild)
+        derived = {
+            "cards": cards,
+            "naturals": tuple(c for c in cards if not c.is_wild),
+            "wilds": tuple(c for c in cards if c.is_wild),
+            "ranks": ranks,
+            "rank": next(iter(ranks)) if len(ranks) == 1 else None,
+            "jokers": sum(1 for c in cards if c.is_joker),
+            "points": sum(c.points for c in cards),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_canasta", self._canasta_kind())
 
     @property
     def is_wild_meld(self) -> bool:
@@ -83,12 +90,11 @@ class Meld:
         return len(self.cards) >= 7
 
     @property
-    def jokers(self) -> int:
-        return sum(1 for c in self.cards if c.is_joker)
-
-    @property
     def canasta(self) -> Canasta | None:
         """What kind of canasta this meld is, or ``None`` while it is unfinished."""
+        return self._canasta
+
+    def _canasta_kind(self) -> Canasta | None:
         if not self.is_canasta:
             return None
         if self.is_wild_meld:
@@ -104,10 +110,6 @@ class Meld:
         if self.rank == "A":
             return Canasta.NATURAL_ACES
         return Canasta.NATURAL
-
-    @property
-    def points(self) -> int:
-        return sum(c.points for c in self.cards)
 
     def plus(self, *cards: Card) -> Meld:
         return Meld(self.cards + tuple(cards))

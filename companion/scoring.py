@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .cards import Card
 from .melds import Meld
@@ -20,8 +21,9 @@ from .threes import Threes
 TEAMS = ("A", "B")
 
 
-@dataclass(frozen=True)
-class ScoreLine:
+class ScoreLine(NamedTuple):
+    """One line of the breakdown. A named tuple: immutable, and cheap to make many times a second."""
+
     item: str
     points: int
 

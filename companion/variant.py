@@ -7,7 +7,6 @@ are well formed, and how a team's hand scores.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from . import legality
@@ -60,18 +59,19 @@ class ModernAmerican(Variant):
     def meld_problems(self, meld: Meld, table_rules: TableRules) -> list[Violation]:
         return legality.meld_shape_problems(meld)
 
+    #: Seed 001 §How Modern American scores; seed 002 §Canasta bonuses.
+    CANASTA_BONUS_KEYS = {
+        Canasta.MIXED: "canasta.mixed",
+        Canasta.NATURAL: "canasta.natural",
+        Canasta.NATURAL_SEVENS: "canasta.natural_sevens",
+        Canasta.NATURAL_ACES: "canasta.natural_aces",
+        Canasta.WILD: "canasta.wild",
+        Canasta.WILD_FOUR_JOKERS: "canasta.wild_four_jokers",
+        Canasta.WILD_SEVEN_TWOS: "canasta.wild_seven_twos",
+    }
+
     def canasta_bonus(self, canasta: Canasta) -> int:
-        """Seed 001 §How Modern American scores; seed 002 §Canasta bonuses."""
-        key = {
-            Canasta.MIXED: "canasta.mixed",
-            Canasta.NATURAL: "canasta.natural",
-            Canasta.NATURAL_SEVENS: "canasta.natural_sevens",
-            Canasta.NATURAL_ACES: "canasta.natural_aces",
-            Canasta.WILD: "canasta.wild",
-            Canasta.WILD_FOUR_JOKERS: "canasta.wild_four_jokers",
-            Canasta.WILD_SEVEN_TWOS: "canasta.wild_seven_twos",
-        }[canasta]
-        return value(key)
+        return value(self.CANASTA_BONUS_KEYS[canasta])
 
     def unfinished_penalty(self, meld: Meld, table_rules: TableRules) -> ScoreLine | None:
         """Seed 001 §How Modern American scores, seed 002 §Penalties: an unfinished meld of 7s or of
@@ -142,11 +142,13 @@ class ModernAmerican(Variant):
         or three or more aces, costs 1,500 for each such set (on top of the cards' own values)."""
         minimum = value("penalty.min_sevens_or_aces_in_hand")
         for player, cards in enumerate(hands, start=1):
-            counts = Counter(c.rank for c in cards)
+            if len(cards) < minimum:
+                continue
             for rank in ("7", "A"):
-                if counts[rank] >= minimum:
+                count = sum(1 for c in cards if c.rank == rank)
+                if count >= minimum:
                     yield ScoreLine(
-                        f"player {player} held {counts[rank]} {RANK_NAMES[rank]}",
+                        f"player {player} held {count} {RANK_NAMES[rank]}",
                         value("penalty.three_of_sevens_or_aces_in_hand"),
                     )
 

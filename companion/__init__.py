@@ -9,7 +9,7 @@ The names a reader who knows the game expects:
 
 from .cards import Card, CardError, full_pack, parse_cards
 from .hand import (
-    CardsAdded, DeadRanks, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
+    CanastaClosed, CardsAdded, DeadRanks, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
     ThreesLaidOut, TurnCard, TurnCardDrawn, WentOut,
 )
 from .handfile import HandFileError, load_hand, score_report
@@ -23,7 +23,7 @@ from .variant import VARIANTS, Classic, ModernAmerican, get_variant
 from .violations import Violation
 
 __all__ = [
-    "Canasta", "Card", "CardError", "CardsAdded", "Classic", "DeadRanks", "EndOfHand", "HandEnded",
+    "Canasta", "CanastaClosed", "Card", "CardError", "CardsAdded", "Classic", "DeadRanks", "EndOfHand", "HandEnded",
     "HandFileError", "HandScore", "HandState", "Meld", "MeldStarted", "ModernAmerican", "Opened",
     "PackTaken", "SETTINGS", "ScoreLine", "ScoreSheet", "SheetRow", "SpecialHandLaid", "TEAMS",
     "TableRules", "TableRulesError", "TeamHand", "Threes", "ThreesLaidOut", "TurnCard",

@@ -67,6 +67,16 @@ class CardsAdded:
 
 
 @dataclass(frozen=True)
+class CanastaClosed:
+    """A meld is squared into a pile: a finished canasta (seed 001 §Melds and canastas: red card on
+    top for natural, black for mixed). The state closes canastas at seven cards by itself; this event
+    is what the camera sees, and it is checked against the meld's count."""
+
+    team: str
+    meld_index: int
+
+
+@dataclass(frozen=True)
 class ThreesLaidOut:
     team: str
     cards: tuple[Card, ...]
@@ -107,7 +117,7 @@ class HandEnded:
     reason: str = "stock_out"
 
 
-Event = Opened | MeldStarted | CardsAdded | ThreesLaidOut | TurnCardDrawn | PackTaken | WentOut | SpecialHandLaid | HandEnded
+Event = Opened | MeldStarted | CardsAdded | CanastaClosed | ThreesLaidOut | TurnCardDrawn | PackTaken | WentOut | SpecialHandLaid | HandEnded
 
 # ------------------------------------------------------------------------------------------ state
 
@@ -318,6 +328,19 @@ class HandState:
         team.melds[e.meld_index] = new
         self._close_canastas(e.team)
         return problems
+
+    def _CanastaClosed(self, e: CanastaClosed) -> list[Violation]:
+        melds = self.teams[e.team].melds
+        if not 0 <= e.meld_index < len(melds):
+            return [_v("meld.missing", f"Team {e.team} has no meld number {e.meld_index + 1}.", "seed 000 §Melds and canastas")]
+        meld = melds[e.meld_index]
+        if meld.is_canasta:
+            return []
+        return [_v(
+            "canasta.too_few",
+            f"The {meld.name} were squared up as a canasta, but a canasta needs seven cards.",
+            source("canasta.cards"),
+        )]
 
     def _ThreesLaidOut(self, e: ThreesLaidOut) -> list[Violation]:
         team = self.teams[e.team]

@@ -3,7 +3,7 @@
 import pytest
 
 from companion.hand import (
-    CardsAdded, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid, ThreesLaidOut,
+    CanastaClosed, CardsAdded, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid, ThreesLaidOut,
     TurnCardDrawn, WentOut,
 )
 from companion.table_rules import TableRules
@@ -210,3 +210,11 @@ def test_hand_ended_by_the_stock(cards):
     state = HandState()
     state.apply(HandEnded("last_card_three"))
     assert state.ended and state.went_out is None
+
+
+def test_a_squared_pile_is_checked_against_its_count(cards):
+    state = HandState()
+    opened(state, cards)
+    assert rules_of(state.apply(CanastaClosed("A", 0))) == ["canasta.too_few"]
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
+    assert state.apply(CanastaClosed("A", 0)) == ()

@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         self.dead_ranks = QLabel()
         self.turn_card = QLabel()
         self.sheet_view = SheetView(self.game)
-        self.sheet_view.undo_stack.indexChanged.connect(lambda _: self._hand_changed())
+        self.sheet_view.undo_stack.indexChanged.connect(self._hand_changed)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._table_tab(), "Table")
@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         self.sheet_view.set_game(game)
         self._hand_changed()
 
-    def _hand_changed(self) -> None:
+    def _hand_changed(self, _index: int | None = None) -> None:
         """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
         self.state = self._new_hand_state()
         self.refresh_table()

@@ -50,7 +50,7 @@ class SheetView(QWidget):
         super().__init__(parent)
         self.game = game
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.indexChanged.connect(lambda _: self.refresh())
+        self.undo_stack.indexChanged.connect(self.refresh)
         self.open_dialog = lambda dialog: dialog.exec()  # tests drive the dialog instead
 
         self.banner = QLabel()
@@ -92,7 +92,7 @@ class SheetView(QWidget):
         self.undo_stack.clear()
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, _index: int | None = None) -> None:
         table = sheet_table(self.game)
         over = self.game.sheet.game_over
         self.banner.setText(table.banner)

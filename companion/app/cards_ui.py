@@ -10,23 +10,10 @@ from PySide6.QtWidgets import (
 from companion import Card
 from companion.cards import RANKS, SUIT_NAMES, SUITS
 
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+from .words import SUIT_SYMBOLS, card_face, card_name
+
 REMOVE = "remove"  #: what the picker returns when the player removes the card
 RED = "#c0182b"
-
-
-def card_face(code: str) -> str:
-    """``"K♥"``; a joker is ``"Joker"``."""
-    card = Card.parse(code)
-    return "Joker" if card.is_joker else f"{card.rank}{SUIT_SYMBOLS[card.suit]}"
-
-
-def card_name(code: str) -> str:
-    card = Card.parse(code)
-    if card.is_joker:
-        return "joker"
-    rank = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}.get(card.rank, card.rank)
-    return f"{rank} of {SUIT_NAMES[card.suit]}"
 
 
 def chip_style(code: str) -> str:

@@ -21,6 +21,7 @@ from companion import TEAMS, HandFileError, Meld, parse_cards
 from .cards_ui import REMOVE, CardRow, ask_card
 from .draft import HandDraft, Place
 from .game import Game
+from .words import as_title
 
 
 def place_title(draft: HandDraft, team: str, place: Place) -> str:
@@ -42,7 +43,7 @@ def breakdown_html(report: dict[str, Any], team_names: dict[str, str]) -> str:
             f"<tr><td>{line['item']}</td><td align='right'>{line['points']:+,}</td></tr>" for line in t["lines"]
         ) or "<tr><td colspan=2><i>nothing scored</i></td></tr>"
         columns.append(
-            f"<td valign='top' width='50%'><b>{team_names[team]}</b><table width='100%'>{rows}"
+            f"<td valign='top' width='50%'><b>{html.escape(team_names[team])}</b><table width='100%'>{rows}"
             f"<tr><td><b>This hand</b></td><td align='right'><b>{t['total']:+,}</b></td></tr>"
             f"<tr><td>Score {t['score_before']:,} → <b>{t['score_after']:,}</b></td>"
             f"<td align='right'>next minimum {t['next_minimum']}</td></tr></table></td>"
@@ -57,7 +58,7 @@ class EndOfHandDialog(QDialog):
         self.ask_card = lambda current: ask_card(current, self)  # tests replace the picker
         self.report: dict[str, Any] | None = None
         self.setWindowTitle(f"Score hand {position + 1}")
-        self.resize(1100, 760)
+        self.resize(1100, 820)
 
         layout = QVBoxLayout(self)
         intro = QLabel("Check what was read for each team. Click a card to change or remove it; "
@@ -67,20 +68,20 @@ class EndOfHandDialog(QDialog):
         self.team_boxes: dict[str, QGroupBox] = {}
         teams = QHBoxLayout()
         for team in TEAMS:
-            box = QGroupBox(game.team_names[team])
+            box = QGroupBox(as_title(game.team_names[team]))
             box.setLayout(QVBoxLayout())
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(box)
             teams.addWidget(scroll)
             self.team_boxes[team] = box
-        layout.addLayout(teams, 3)
+        layout.addLayout(teams, 1)
         layout.addLayout(self._went_out_row())
         self.breakdown = QLabel()
         self.breakdown.setTextFormat(Qt.RichText)
         self.breakdown.setWordWrap(True)
         self.breakdown.setStyleSheet("QLabel { background: #fafaf5; border: 1px solid #ccc; padding: 6px; }")
-        layout.addWidget(self.breakdown, 2)
+        layout.addWidget(self.breakdown)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
         self.confirm_button = self.buttons.addButton("Confirm — add to the score sheet", QDialogButtonBox.AcceptRole)
         self.buttons.accepted.connect(self.accept)
@@ -93,7 +94,7 @@ class EndOfHandDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(QLabel("Went out:"))
         self.went_out_group = QButtonGroup(self)
-        choices = [(team, self.game.team_names[team]) for team in TEAMS] + [(None, "nobody (the stock ran out)")]
+        choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [(None, "nobody (the stock ran out)")]
         for key, text in choices:
             button = QRadioButton(text)
             button.setChecked(self.draft.went_out == key)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QImage, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+    QComboBox, QDialog, QFileDialog, QGroupBox, QLabel, QListWidget, QListWidgetItem,
     QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
 from companion import TEAMS, HandState, TurnCardDrawn
+from companion.hand import Event
 
-from .cameras import Camera, list_cameras
+from .cameras import list_cameras
 from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .game import Game
@@ -24,6 +26,7 @@ from .sheet_view import SheetView
 from .store import Store
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
+from .words import as_title
 
 #: The bundled demo hand, filmed by the scenes engineer (datasets/demo/ in the repository).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo-hand.mp4"
@@ -42,9 +45,13 @@ class TeamPanel(QGroupBox):
         QVBoxLayout(self).addWidget(self.text)
 
     def show_team(self, name: str, lines: dict[str, list[str]]) -> None:
-        self.setTitle(name)
-        parts = [f"<b>{heading.capitalize()}</b><br>" + "<br>".join(items) for heading, items in lines.items()]
-        self.text.setText("<br><br>".join(parts))
+        self.setTitle(as_title(name))
+        parts = [
+            f"<b>{heading.capitalize()}:</b> {html.escape(items[0])}" if len(items) == 1 else
+            f"<b>{heading.capitalize()}:</b><br>" + "<br>".join("• " + html.escape(item) for item in items)
+            for heading, items in lines.items()
+        ]
+        self.text.setText("<br>".join(parts))
 
 
 class VideoView(QLabel):
@@ -86,6 +93,9 @@ class MainWindow(QMainWindow):
         self.team_panels = {t: TeamPanel() for t in TEAMS}
         self.dead_ranks = QLabel()
         self.turn_card = QLabel()
+        self.broken_rule = QLabel()
+        self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
+        self.broken_rule.setWordWrap(True)
         self.sheet_view = SheetView(self.game)
         self.sheet_view.undo_stack.indexChanged.connect(self._hand_changed)
 
@@ -111,6 +121,7 @@ class MainWindow(QMainWindow):
             label.setWordWrap(True)
             label.setStyleSheet("font-size: 14px; font-weight: bold; padding: 4px;")
             column.addWidget(label)
+        column.addWidget(self.broken_rule)
         turn = QPushButton("The turn card was drawn (T)")
         turn.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
         turn.clicked.connect(self.turn_card_drawn)
@@ -186,6 +197,7 @@ class MainWindow(QMainWindow):
     def _hand_changed(self, _index: int | None = None) -> None:
         """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
         self.state = self._new_hand_state()
+        self.broken_rule.clear()
         self.refresh_table()
 
     def new_game(self) -> None:
@@ -220,12 +232,15 @@ class MainWindow(QMainWindow):
         self.dead_ranks.setText(dead_ranks_line(self.state))
         self.turn_card.setText(turn_card_line(self.state))
 
+    def apply_event(self, event: Event) -> None:
+        """Something happened on the table: show the hand as it now stands, and any rule it broke."""
+        problems = self.state.apply(event)
+        self.broken_rule.setText("\n".join(f"Not allowed: {p.message} ({p.source})" for p in problems))
+        self.refresh_table()
+
     def turn_card_drawn(self) -> None:
         """The one-key fallback when the camera can't see the stock."""
-        problems = self.state.apply(TurnCardDrawn())
-        if problems:
-            self.statusBar().showMessage(problems[0].message)
-        self.refresh_table()
+        self.apply_event(TurnCardDrawn())
 
     def score_hand(self) -> None:
         """Freeze the picture, let the players check what was read, and add the hand to the sheet."""

@@ -55,6 +55,7 @@ class SheetView(QWidget):
 
         self.banner = QLabel()
         self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.PlainText)
         self.table = QTableWidget()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)

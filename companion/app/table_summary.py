@@ -5,6 +5,8 @@ from __future__ import annotations
 from companion import HandState, Opened
 from companion.cards import total_points
 
+from .words import card_face
+
 CANASTAS_TO_GO_OUT = 2  # seed 000 §Going out
 
 
@@ -16,7 +18,9 @@ def opening_line(state: HandState, team: str) -> str:
     cards = [c for meld in opening.melds for c in meld]
     if opening.pack_top is not None and opening.pack_top in cards:
         cards.remove(opening.pack_top)  # the pack's top card counts toward nothing
-    return f"Opened with {total_points(cards)} (needed {minimum})"
+    count = total_points(cards)
+    short = "" if count >= minimum else " — short of the minimum"
+    return f"Opened with {count} (needed {minimum}){short}"
 
 
 def meld_lines(state: HandState, team: str) -> list[str]:
@@ -31,13 +35,13 @@ def meld_lines(state: HandState, team: str) -> list[str]:
 
 def team_lines(state: HandState, team: str) -> dict[str, list[str]]:
     seen = state.teams[team]
-    threes = " ".join(c.code for c in seen.threes.cards) or "none laid out"
+    threes = " ".join(card_face(c.code) for c in seen.threes.cards) or "none laid out"
     blockers = [v.message for v in state.can_go_out(team)]
     return {
         "opening": [opening_line(state, team)],
         "melds": meld_lines(state, team),
-        "threes": [f"Threes: {threes}"],
-        "canastas": [f"Canastas: {seen.canastas} of the {CANASTAS_TO_GO_OUT} needed to go out"],
+        "threes": [threes],
+        "canastas": [f"{seen.canastas} of the {CANASTAS_TO_GO_OUT} needed to go out"],
         "going out": blockers or ["may go out"],
     }
 

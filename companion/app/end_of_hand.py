@@ -186,7 +186,11 @@ class EndOfHandDialog(QDialog):
             self.report = None
             self.breakdown.setText(f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>")
         else:
-            self.breakdown.setText(breakdown_html(self.report, self.game.team_names))
+            warnings = "".join(
+                f"<p style='color:#9a5b00'><b>Check:</b> {html.escape(w.message)} ({html.escape(w.source)})</p>"
+                for w in self.game.warnings(self.draft.to_hand(), self.position)
+            )
+            self.breakdown.setText(warnings + breakdown_html(self.report, self.game.team_names))
         self.confirm_button.setEnabled(self.report is not None)
 
     def hand(self) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from companion import TEAMS, ScoreSheet, TableRules, score_report
+from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
+from companion.handfile import hand_warnings
 
 from .store import GameRecord, Store
 
@@ -52,13 +53,22 @@ class Game:
 
     def report(self, hand: dict[str, Any], position: int) -> dict[str, Any]:
         """The core's score report for ``hand`` played at ``position``; raises ``HandFileError``."""
+        return score_report(self._in_context(hand, position))
+
+    def warnings(self, hand: dict[str, Any], position: int) -> list[Violation]:
+        """Rules the finished hand seems to break that don't stop it being scored (e.g. going out
+        without two canastas); raises ``HandFileError`` like :meth:`report`."""
+        return hand_warnings(load_hand(self._in_context(hand, position)))
+
+    def _in_context(self, hand: dict[str, Any], position: int) -> dict[str, Any]:
+        """The hand file as the core scores it: this game's variant and rules, the scores before it."""
         data = copy.deepcopy(hand)
         data["variant"] = self.variant
         data["table_rules"] = self.rules.to_dict()
         totals = self.totals_before(position)
         for team in TEAMS:
             data.setdefault("teams", {}).setdefault(team, {})["score_before"] = totals[team]
-        return score_report(data)
+        return data
 
     # --------------------------------------------------------------------------------- changes
     def add(self, hand: dict[str, Any]) -> None:

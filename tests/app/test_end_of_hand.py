@@ -73,3 +73,10 @@ def test_the_picker_takes_a_joker_in_one_click(qtbot):
     assert not picker.suit_buttons["H"].isEnabled()
     qtbot.mouseClick(picker.rank_buttons["JK"], Qt.LeftButton)
     assert picker.chosen == "JK"
+
+
+def test_going_out_without_two_canastas_is_scored_but_flagged(qtbot, store):
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+    qtbot.addWidget(dialog)
+    assert "Check:" in dialog.breakdown.text() and dialog.confirm_button.isEnabled()

@@ -79,7 +79,7 @@ def test_settings_are_kept_and_apply_to_a_game_without_hands(qtbot, store):
     w.apply_settings(dialog.settings)
     assert w.game.rules.wild_card_threshold == 3 and "garbage" not in w.game.rules.special_hands
     assert AppSettings.load(store).team_names["A"] == "Ann & Bob"
-    assert w.team_panels["A"].title() == "Ann & Bob"
+    assert w.team_panels["A"].title() == "Ann && Bob"  # shown as "Ann & Bob", not as a shortcut
 
 
 def test_settings_show_every_table_rule_with_its_default_and_sources(qtbot):

@@ -187,7 +187,7 @@ class EndOfHandDialog(QDialog):
             self.breakdown.setText(f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>")
         else:
             warnings = "".join(
-                f"<p style='color:#9a5b00'><b>Check:</b> {html.escape(w.message)} ({html.escape(w.source)})</p>"
+                f"<p style='color:#9a5b00'><b>Check, {html.escape(self.game.team_names[self.draft.went_out])} went out:</b> {html.escape(w.message)} ({html.escape(w.source)})</p>"
                 for w in self.game.warnings(self.draft.to_hand(), self.position)
             )
             self.breakdown.setText(warnings + breakdown_html(self.report, self.game.team_names))

@@ -79,4 +79,4 @@ def test_going_out_without_two_canastas_is_scored_but_flagged(qtbot, store):
     game = make_game(store)
     dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
     qtbot.addWidget(dialog)
-    assert "Check:" in dialog.breakdown.text() and dialog.confirm_button.isEnabled()
+    assert "Check, Ann &amp; Bob went out:" in dialog.breakdown.text() and dialog.confirm_button.isEnabled()

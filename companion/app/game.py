@@ -1,0 +1,116 @@
+"""One game being played: the core's :class:`ScoreSheet` kept in step with the database.
+
+Every change is checked by the game core first, then committed to the store in one transaction, and
+only then applied in memory, so what the players see is always what is on disk.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
+from companion.handfile import hand_warnings
+
+from .store import GameRecord, Store
+
+DEFAULT_TEAM_NAMES = {"A": "Team A", "B": "Team B"}
+
+
+class Game:
+    def __init__(self, store: Store, record: GameRecord):
+        self.store = store
+        self.id = record.id
+        self.team_names = dict(record.team_names)
+        self.sheet = ScoreSheet(record.variant, TableRules.from_dict(record.table_rules), list(record.hands))
+
+    @classmethod
+    def start(cls, store: Store, variant: str, rules: TableRules, team_names: dict[str, str]) -> Game:
+        game_id = store.new_game(variant, rules.to_dict(), team_names)
+        return cls(store, store.game(game_id))
+
+    @classmethod
+    def load(cls, store: Store, game_id: int) -> Game:
+        return cls(store, store.game(game_id))
+
+    # --------------------------------------------------------------------------------- reading
+    @property
+    def variant(self) -> str:
+        return self.sheet.variant
+
+    @property
+    def rules(self) -> TableRules:
+        return self.sheet.table_rules
+
+    @property
+    def hands(self) -> list[dict[str, Any]]:
+        return self.sheet.hands
+
+    def totals_before(self, position: int) -> dict[str, int]:
+        """Each team's score before hand ``position`` (0-based): what its opening minimum comes from."""
+        rows = self.sheet.rows()[:position]
+        return dict(rows[-1].totals) if rows else {t: 0 for t in TEAMS}
+
+    def report(self, hand: dict[str, Any], position: int) -> dict[str, Any]:
+        """The core's score report for ``hand`` played at ``position``; raises ``HandFileError``."""
+        return score_report(self._in_context(hand, position))
+
+    def warnings(self, hand: dict[str, Any], position: int) -> list[Violation]:
+        """Rules the finished hand seems to break that don't stop it being scored (e.g. going out
+        without two canastas); raises ``HandFileError`` like :meth:`report`."""
+        return hand_warnings(load_hand(self._in_context(hand, position)))
+
+    def _in_context(self, hand: dict[str, Any], position: int) -> dict[str, Any]:
+        """The hand file as the core scores it: this game's variant and rules, the scores before it."""
+        data = copy.deepcopy(hand)
+        data["variant"] = self.variant
+        data["table_rules"] = self.rules.to_dict()
+        totals = self.totals_before(position)
+        for team in TEAMS:
+            data.setdefault("teams", {}).setdefault(team, {})["score_before"] = totals[team]
+        return data
+
+    # --------------------------------------------------------------------------------- changes
+    def add(self, hand: dict[str, Any]) -> None:
+        self.insert(len(self.hands), hand)
+
+    def insert(self, position: int, hand: dict[str, Any]) -> None:
+        after = self._sheet_with(lambda s: s.hands.insert(position, self._checked(hand)))
+        self.store.insert_hand(self.id, position, hand, after.game_over)
+        self.sheet = after
+
+    def replace(self, position: int, hand: dict[str, Any]) -> None:
+        after = self._sheet_with(lambda s: s.replace(position, hand))
+        self.store.replace_hand(self.id, position, hand, after.game_over)
+        self.sheet = after
+
+    def delete(self, position: int) -> dict[str, Any]:
+        """Delete hand ``position`` and return it (for undo)."""
+        hand = copy.deepcopy(self.hands[position])
+        after = self._sheet_with(lambda s: s.delete(position))
+        self.store.delete_hand(self.id, position, after.game_over)
+        self.sheet = after
+        return hand
+
+    def set_team_names(self, names: dict[str, str]) -> None:
+        self.store.update_game(self.id, variant=self.variant, table_rules=self.rules.to_dict(), team_names=names)
+        self.team_names = dict(names)
+
+    def set_rules(self, variant: str, rules: TableRules) -> None:
+        """Change variant or table rules: only before the first hand, when nothing needs rescoring."""
+        if self.hands:
+            raise ValueError("the table rules of a game are fixed once its first hand is on the sheet")
+        self.store.update_game(self.id, variant=variant, table_rules=rules.to_dict(), team_names=self.team_names)
+        self.sheet = ScoreSheet(variant, rules, [])
+
+    # --------------------------------------------------------------------------------- helpers
+    def _sheet_with(self, change) -> ScoreSheet:
+        """A copy of the sheet with ``change`` applied; the live sheet changes only after the commit."""
+        sheet = ScoreSheet(self.variant, self.rules, copy.deepcopy(self.hands))
+        change(sheet)
+        return sheet
+
+    def _checked(self, hand: dict[str, Any]) -> dict[str, Any]:
+        """``hand`` once the core accepts it (``ScoreSheet.add`` checks; it has no ``insert``)."""
+        ScoreSheet(self.variant, self.rules).add(hand)
+        return copy.deepcopy(hand)

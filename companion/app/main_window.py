@@ -1,0 +1,315 @@
+"""The main window: the table (video and the hand in progress) and the score sheet, as two tabs."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QImage, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QFileDialog, QGroupBox, QLabel, QListWidget, QListWidgetItem,
+    QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
+)
+
+from companion import TEAMS, HandState, TurnCardDrawn
+from companion.hand import Event
+
+from .cameras import list_cameras
+from .draft import HandDraft
+from .end_of_hand import EndOfHandDialog
+from .game import Game
+from .reader import load_card_reader
+from .settings import AppSettings
+from .settings_dialog import SettingsDialog
+from .sheet_view import SheetView
+from .store import Store
+from .table_summary import dead_ranks_line, team_lines, turn_card_line
+from .video import VideoFeed
+from .words import as_title
+
+#: The bundled demo hand, filmed by the scenes engineer (datasets/demo/ in the repository).
+DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo-hand.mp4"
+DEMO, VIDEO_FILE = "demo", "file"
+
+
+class TeamPanel(QGroupBox):
+    """One team's side of the hand in progress."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.RichText)
+        self.text.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        QVBoxLayout(self).addWidget(self.text)
+
+    def show_team(self, name: str, lines: dict[str, list[str]]) -> None:
+        self.setTitle(as_title(name))
+        parts = [
+            f"<b>{heading.capitalize()}:</b> {html.escape(items[0])}" if len(items) == 1 else
+            f"<b>{heading.capitalize()}:</b><br>" + "<br>".join("• " + html.escape(item) for item in items)
+            for heading, items in lines.items()
+        ]
+        self.text.setText("<br>".join(parts))
+
+
+class VideoView(QLabel):
+    """The picture, scaled to fit; a plain message when there is no picture."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setAlignment(Qt.AlignCenter)
+        self.setMinimumSize(480, 360)
+        self.setStyleSheet("background: #1d3b2a; color: #f3f3e8; font-size: 16px; padding: 20px;")
+        self.setWordWrap(True)
+        self.frames_shown = 0
+
+    def show_frame(self, image: QImage) -> None:
+        self.setPixmap(QPixmap.fromImage(image).scaled(self.size(), Qt.KeepAspectRatio, Qt.SmoothTransformation))
+        self.frames_shown += 1
+
+    def show_message(self, text: str) -> None:
+        self.setPixmap(QPixmap())
+        self.setText(text)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store, start_video: bool = True):
+        super().__init__()
+        self.store = store
+        self.settings = AppSettings.load(store)
+        self.game = self._current_game()
+        self.state = self._new_hand_state()
+        self.frozen = False
+        self.cameras = list_cameras()
+        self.setWindowTitle("Canasta Companion")
+        self.resize(1280, 800)
+
+        self.video = VideoView()
+        self.feed = VideoFeed(self)
+        self.feed.frame.connect(self._on_frame)
+        self.feed.failed.connect(self._on_video_failed)
+        self.team_panels = {t: TeamPanel() for t in TEAMS}
+        self.dead_ranks = QLabel()
+        self.turn_card = QLabel()
+        self.broken_rule = QLabel()
+        self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
+        self.broken_rule.setWordWrap(True)
+        self.sheet_view = SheetView(self.game)
+        self.sheet_view.undo_stack.indexChanged.connect(self._hand_changed)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._table_tab(), "Table")
+        self.tabs.addTab(self.sheet_view, "Score sheet")
+        self.setCentralWidget(self.tabs)
+        self._build_toolbar()
+        self._build_menu()
+        self.reader, reader_message = load_card_reader()
+        self.statusBar().showMessage(reader_message)
+        self.refresh_table()
+        if start_video:
+            self.start_source(self.source.currentData())
+
+    # -------------------------------------------------------------------------------- building
+    def _table_tab(self) -> QWidget:
+        side = QWidget()
+        column = QVBoxLayout(side)
+        for panel in self.team_panels.values():
+            column.addWidget(panel, 1)
+        for label in (self.dead_ranks, self.turn_card):
+            label.setWordWrap(True)
+            label.setStyleSheet("font-size: 14px; font-weight: bold; padding: 4px;")
+            column.addWidget(label)
+        column.addWidget(self.broken_rule)
+        turn = QPushButton("The turn card was drawn (T)")
+        turn.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
+        turn.clicked.connect(self.turn_card_drawn)
+        column.addWidget(turn)
+        score = QPushButton("Score hand (S)")
+        score.setStyleSheet("font-size: 15px; font-weight: bold; padding: 8px;")
+        score.clicked.connect(self.score_hand)
+        column.addWidget(score)
+        splitter = QSplitter()
+        splitter.addWidget(self.video)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        return splitter
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Video")
+        bar.setMovable(False)
+        bar.addWidget(QLabel(" Video: "))
+        self.source = QComboBox()
+        for camera in self.cameras:
+            self.source.addItem(f"Camera: {camera.description}", camera.id)
+        self.source.addItem("The demo hand", DEMO)
+        self.source.addItem("A video file…", VIDEO_FILE)
+        remembered = self.source.findData(self.settings.camera)
+        self.source.setCurrentIndex(remembered if remembered >= 0 else 0)
+        self.source.activated.connect(lambda _: self.start_source(self.source.currentData()))
+        bar.addWidget(self.source)
+        self.addToolBar(bar)
+
+    def _build_menu(self) -> None:
+        game_menu = self.menuBar().addMenu("&Game")
+        for text, shortcut, slot in (
+            ("&Score hand", "S", self.score_hand),
+            ("&Turn card drawn", "T", self.turn_card_drawn),
+            ("&New game", "Ctrl+N", self.new_game),
+            ("&Past games…", "Ctrl+O", self.past_games),
+            ("Se&ttings…", "Ctrl+,", self.edit_settings),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.triggered.connect(slot)
+            game_menu.addAction(action)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        for action, keys in ((self.sheet_view.undo_stack.createUndoAction(self), QKeySequence.Undo),
+                             (self.sheet_view.undo_stack.createRedoAction(self), QKeySequence.Redo)):
+            action.setShortcut(keys)
+            edit_menu.addAction(action)
+
+    # ------------------------------------------------------------------------------- the game
+    def _current_game(self) -> Game:
+        """The game played last time, so reopening resumes it; a new one the first time."""
+        known = {g.id for g in self.store.games()}
+        current = self.store.setting("current_game")
+        if current in known:
+            return Game.load(self.store, current)
+        return self._start_game()
+
+    def _start_game(self) -> Game:
+        game = Game.start(self.store, self.settings.variant, self.settings.rules, self.settings.team_names)
+        self.store.set_settings({"current_game": game.id})
+        return game
+
+    def _new_hand_state(self) -> HandState:
+        return HandState(scores=self.game.sheet.totals, rules=self.game.rules, variant=self.game.variant)
+
+    def set_game(self, game: Game) -> None:
+        self.game = game
+        self.store.set_settings({"current_game": game.id})
+        self.sheet_view.set_game(game)
+        self._hand_changed()
+
+    def _hand_changed(self, _index: int | None = None) -> None:
+        """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
+        self.state = self._new_hand_state()
+        self.broken_rule.clear()
+        self.refresh_table()
+
+    def new_game(self) -> None:
+        self.set_game(self._start_game())
+
+    def past_games(self) -> None:
+        dialog = PastGamesDialog(self.store, self)
+        if dialog.exec() == QDialog.Accepted and dialog.chosen is not None:
+            self.set_game(Game.load(self.store, dialog.chosen))
+
+    def edit_settings(self) -> None:
+        note = ("they apply to this game, which has no hands yet" if not self.game.hands
+                else "they apply from the next new game; this game keeps the rules it started with")
+        dialog = SettingsDialog(self.settings, self.cameras, note, self)
+        if dialog.exec() != QDialog.Accepted:
+            return
+        self.apply_settings(dialog.settings)
+
+    def apply_settings(self, settings: AppSettings) -> None:
+        self.settings = settings
+        settings.save(self.store)
+        self.game.set_team_names(settings.team_names)
+        if not self.game.hands:
+            self.game.set_rules(settings.variant, settings.rules)
+        self.sheet_view.set_game(self.game)
+        self._hand_changed()
+
+    # ------------------------------------------------------------------------------ the table
+    def refresh_table(self) -> None:
+        for team, panel in self.team_panels.items():
+            panel.show_team(self.game.team_names[team], team_lines(self.state, team))
+        self.dead_ranks.setText(dead_ranks_line(self.state))
+        self.turn_card.setText(turn_card_line(self.state))
+
+    def apply_event(self, event: Event) -> None:
+        """Something happened on the table: show the hand as it now stands, and any rule it broke."""
+        problems = self.state.apply(event)
+        self.broken_rule.setText("\n".join(f"Not allowed: {p.message} ({p.source})" for p in problems))
+        self.refresh_table()
+
+    def turn_card_drawn(self) -> None:
+        """The one-key fallback when the camera can't see the stock."""
+        self.apply_event(TurnCardDrawn())
+
+    def score_hand(self) -> None:
+        """Freeze the picture, let the players check what was read, and add the hand to the sheet."""
+        self.frozen = True
+        try:
+            dialog = EndOfHandDialog(self.game, HandDraft.from_state(self.state), len(self.game.hands), self)
+            if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(dialog.hand()):
+                self.tabs.setCurrentWidget(self.sheet_view)
+        finally:
+            self.frozen = False
+
+    # ------------------------------------------------------------------------------- the video
+    def start_source(self, source: str | None) -> None:
+        if source == VIDEO_FILE:
+            path, _ = QFileDialog.getOpenFileName(self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov)")
+            if path:
+                self.feed.start(path)
+            return
+        if source == DEMO:
+            if not DEMO_VIDEO.exists():
+                self.feed.stop()
+                self.video.show_message(
+                    f"The demo video is not installed yet ({DEMO_VIDEO}).\n\n"
+                    "You can still keep score: play your hand, then press “Score hand” and enter the cards."
+                )
+                return
+            self.feed.start(str(DEMO_VIDEO), loop=True)
+            return
+        self.settings.camera = source
+        self.store.set_settings({"camera": source})
+        self.feed.start(source)
+
+    def _on_frame(self, image: QImage) -> None:
+        if not self.frozen:
+            self.video.show_frame(image)
+
+    def _on_video_failed(self, message: str) -> None:
+        self.video.show_message(f"No picture: {message}.\nChoose another camera or video above.")
+        self.statusBar().showMessage(f"Video: {message}")
+
+    def closeEvent(self, event) -> None:
+        self.feed.stop()  # release the camera and the decoding thread
+        super().closeEvent(event)
+
+
+class PastGamesDialog(QDialog):
+    def __init__(self, store: Store, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Past games")
+        self.resize(560, 400)
+        self.chosen: int | None = None
+        self.list = QListWidget()
+        for game in store.games():
+            state = f"finished {game.finished[:10]}" if game.finished else "in play"
+            item = QListWidgetItem(
+                f"{game.created[:16].replace('T', ' ')} — {game.team_names['A']} v {game.team_names['B']} "
+                f"— {game.hand_count} hands, {state}"
+            )
+            item.setData(Qt.UserRole, game.id)
+            self.list.addItem(item)
+        self.list.itemDoubleClicked.connect(lambda _: self.accept())
+        buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list)
+        layout.addWidget(buttons)
+
+    def accept(self) -> None:
+        item = self.list.currentItem()
+        self.chosen = item.data(Qt.UserRole) if item else None
+        super().accept()

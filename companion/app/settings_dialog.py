@@ -1,0 +1,147 @@
+"""The settings dialog: every table rule with its default and where the seeds say it, and the app's own
+settings. It edits an :class:`AppSettings`; the main window saves it and applies it."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGridLayout, QLabel,
+    QLineEdit, QScrollArea, QVBoxLayout, QWidget,
+)
+
+from companion import SETTINGS, TEAMS, TableRulesError
+from companion.table_rules import SPECIAL_HAND_NAMES, Setting
+
+from .cameras import Camera
+from .settings import AppSettings
+
+NONE_WORDS = {"wild_card_threshold": "no limit", "game_target": "the variant's own"}
+
+
+def shown(setting: Setting, value: Any) -> str:
+    """A setting's value in words: ``True`` → ``yes``, ``None`` → ``no limit``."""
+    if value is None:
+        return NONE_WORDS.get(setting.name, "none")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return "all" if value == SPECIAL_HAND_NAMES else ", ".join(value) or "none"
+    return f"{value:,}" if isinstance(value, int) else str(value).replace("_", " ")
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: AppSettings, cameras: list[Camera], rules_note: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.resize(820, 720)
+        self.settings = settings
+        layout = QVBoxLayout(self)
+
+        form = QFormLayout()
+        self.variant = QComboBox()
+        self.variant.addItem("Modern American", "modern")
+        self.variant.addItem("Classic", "classic")
+        self.variant.setCurrentIndex(self.variant.findData(settings.variant))
+        form.addRow("Variant", self.variant)
+        self.team_names = {t: QLineEdit(settings.team_names[t]) for t in TEAMS}
+        for team in TEAMS:
+            form.addRow(f"Team {team} name", self.team_names[team])
+        self.camera = QComboBox()
+        self.camera.addItem("no camera: use the demo hand", None)
+        for camera in cameras:
+            self.camera.addItem(camera.description, camera.id)
+        self.camera.setCurrentIndex(max(0, self.camera.findData(settings.camera)))
+        form.addRow("Camera", self.camera)
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.05, 0.95)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setValue(settings.threshold)
+        self.threshold.setToolTip("How sure the card reader must be before it shows a card")
+        form.addRow("Detection threshold", self.threshold)
+        layout.addLayout(form)
+
+        title = QLabel(f"<b>Table rules</b> — {html.escape(rules_note)}")
+        title.setWordWrap(True)
+        layout.addWidget(title)
+        rules = QWidget()
+        self.rule_grid = QGridLayout(rules)
+        self.rule_inputs: dict[str, Any] = {}
+        current = settings.rules
+        for row, setting in enumerate(SETTINGS.values()):
+            self._add_rule_row(row, setting, getattr(current, setting.name))
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(rules)
+        layout.addWidget(scroll, 1)
+
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020;")
+        self.error.setWordWrap(True)
+        layout.addWidget(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _add_rule_row(self, row: int, setting: Setting, value: Any) -> None:
+        name = QLabel(f"<b>{setting.name.replace('_', ' ').capitalize()}</b>")
+        self.rule_grid.addWidget(name, 2 * row, 0, Qt.AlignTop)
+        self.rule_grid.addWidget(self._rule_input(setting, value), 2 * row, 1, Qt.AlignTop)
+        about = QLabel(
+            f"Default: <b>{html.escape(shown(setting, setting.default))}</b> ({html.escape(setting.reason)}). "
+            f"<span style='color:#555'>{html.escape(setting.sources)}</span>"
+        )
+        about.setWordWrap(True)
+        about.setStyleSheet("font-size: 11px; margin-bottom: 8px;")
+        self.rule_grid.addWidget(about, 2 * row + 1, 0, 1, 2)
+
+    def _rule_input(self, setting: Setting, value: Any) -> QWidget:
+        if setting.choices is None:  # special hands: the ones this table plays
+            box = QWidget()
+            grid = QGridLayout(box)
+            grid.setContentsMargins(0, 0, 0, 0)
+            checks = {}
+            for i, name in enumerate(SPECIAL_HAND_NAMES):
+                checks[name] = QCheckBox(name.replace("_", " "))
+                checks[name].setChecked(name in value)
+                grid.addWidget(checks[name], i // 4, i % 4)
+            self.rule_inputs[setting.name] = checks
+            return box
+        combo = QComboBox()
+        for choice in setting.choices:
+            combo.addItem(shown(setting, choice), choice)
+        combo.setCurrentIndex(setting.choices.index(value))
+        self.rule_inputs[setting.name] = combo
+        return combo
+
+    # ----------------------------------------------------------------------------------- result
+    def chosen_rules(self) -> dict[str, Any]:
+        """The rules that differ from the defaults, by name."""
+        chosen = {}
+        for name, widget in self.rule_inputs.items():
+            if isinstance(widget, dict):
+                value = tuple(n for n in SPECIAL_HAND_NAMES if widget[n].isChecked())
+            else:
+                value = widget.currentData()
+            if value != SETTINGS[name].default:
+                chosen[name] = list(value) if isinstance(value, tuple) else value
+        return chosen
+
+    def accept(self) -> None:
+        result = AppSettings(
+            variant=self.variant.currentData(),
+            table_rules=self.chosen_rules(),
+            team_names={t: self.team_names[t].text().strip() or f"Team {t}" for t in TEAMS},
+            camera=self.camera.currentData(),
+            threshold=round(self.threshold.value(), 2),
+        )
+        try:
+            result.rules  # the core checks every value
+        except TableRulesError as error:
+            self.error.setText(f"These table rules can't be used: {error}")
+            return
+        self.settings = result
+        super().accept()

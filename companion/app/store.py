@@ -1,0 +1,251 @@
+"""The score-sheet database: games, their confirmed hands, and the app's settings, in SQLite.
+
+The file lives in the user's data directory (``platformdirs.user_data_dir("canasta-companion")``);
+the environment variable ``CANASTA_COMPANION_DATA`` or the ``path`` argument points elsewhere (tests,
+a second table). Every change to a game is one transaction, so a confirmed hand is either on disk in
+full or not at all, and killing the app never loses one (WAL journal, ``synchronous=FULL``).
+
+A file that is damaged, belongs to another program, or was written by a newer version of the app
+raises a :class:`StoreError` subclass with a message for players; it is never reset silently.
+:func:`move_aside` renames such a file so a fresh database can be started while keeping the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+DATA_DIR_VARIABLE = "CANASTA_COMPANION_DATA"
+FILE_NAME = "scoresheets.sqlite3"
+#: Marks the file as ours in the SQLite header (``PRAGMA application_id``): "CnCo".
+APPLICATION_ID = 0x436E436F
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    variant TEXT NOT NULL,
+    table_rules TEXT NOT NULL,          -- JSON: TableRules.to_dict()
+    team_a TEXT NOT NULL,
+    team_b TEXT NOT NULL,
+    created TEXT NOT NULL,
+    finished TEXT                       -- set when the game reaches its target
+);
+CREATE TABLE hands (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,          -- 0-based order on the sheet
+    hand TEXT NOT NULL,                 -- JSON hand file without score_before
+    confirmed TEXT NOT NULL
+);
+CREATE INDEX hands_by_game ON hands (game_id, position);
+CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON values
+"""
+
+
+class StoreError(Exception):
+    """The database can't be used; ``str()`` is a message for players."""
+
+    def __init__(self, path: Path, message: str):
+        super().__init__(message)
+        self.path = path
+
+
+class DamagedDatabase(StoreError):
+    pass
+
+
+class ForeignDatabase(StoreError):
+    pass
+
+
+class NewerDatabase(StoreError):
+    pass
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: int
+    variant: str
+    table_rules: dict[str, Any]
+    team_names: dict[str, str]
+    created: str
+    finished: str | None
+    hands: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One line of the past-games list."""
+
+    id: int
+    variant: str
+    team_names: dict[str, str]
+    created: str
+    finished: str | None
+    hand_count: int
+
+
+def default_path() -> Path:
+    folder = os.environ.get(DATA_DIR_VARIABLE) or platformdirs.user_data_dir("canasta-companion")
+    return Path(folder) / FILE_NAME
+
+
+def _now() -> str:
+    return datetime.now().isoformat(timespec="seconds")
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a database the app can't use (and its journal files) so a fresh one can start."""
+    aside = path.with_name(f"{path.name}.unreadable-{datetime.now():%Y%m%d-%H%M%S}")
+    for suffix in ("-wal", "-shm"):
+        extra = Path(str(path) + suffix)
+        if extra.exists():
+            extra.rename(Path(str(aside) + suffix))
+    path.rename(aside)
+    return aside
+
+
+class Store:
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)  # transactions are explicit
+            self._check_and_create()
+        except sqlite3.DatabaseError as error:
+            self._close_quietly()
+            raise DamagedDatabase(self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+
+    # -------------------------------------------------------------------------------- opening
+    def _check_and_create(self) -> None:
+        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != APPLICATION_ID and (tables or version):
+            self._close_quietly()
+            raise ForeignDatabase(self.path, f"{self.path} is not a Canasta Companion score sheet (another program's database).")
+        if version > SCHEMA_VERSION:
+            self._close_quietly()
+            raise NewerDatabase(self.path, f"{self.path} was written by a newer Canasta Companion; update the app to open it.")
+        problems = self._db.execute("PRAGMA quick_check").fetchone()[0]
+        if problems != "ok":
+            self._close_quietly()
+            raise DamagedDatabase(self.path, f"The score-sheet file {self.path} is damaged ({problems}).")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        if version == 0:
+            with self._transaction():
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _close_quietly(self) -> None:
+        try:
+            self._db.close()
+        except Exception:  # the connection may never have opened
+            pass
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ---------------------------------------------------------------------------- transactions
+    class _Transaction:
+        def __init__(self, db: sqlite3.Connection):
+            self.db = db
+
+        def __enter__(self):
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, kind, error, trace):
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _transaction(self) -> Store._Transaction:
+        return Store._Transaction(self._db)
+
+    # ----------------------------------------------------------------------------------- games
+    def new_game(self, variant: str, table_rules: dict[str, Any], team_names: dict[str, str]) -> int:
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO games (variant, table_rules, team_a, team_b, created) VALUES (?, ?, ?, ?, ?)",
+                (variant, json.dumps(table_rules), team_names["A"], team_names["B"], _now()),
+            )
+        return cursor.lastrowid
+
+    def game(self, game_id: int) -> GameRecord:
+        row = self._db.execute(
+            "SELECT id, variant, table_rules, team_a, team_b, created, finished FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"there is no game {game_id} in {self.path}")
+        hands = [json.loads(text) for (text,) in self._db.execute(
+            "SELECT hand FROM hands WHERE game_id = ? ORDER BY position", (game_id,))]
+        return GameRecord(row[0], row[1], json.loads(row[2]), {"A": row[3], "B": row[4]}, row[5], row[6], hands)
+
+    def games(self) -> list[GameSummary]:
+        """Every game, newest first."""
+        rows = self._db.execute(
+            "SELECT g.id, g.variant, g.team_a, g.team_b, g.created, g.finished, count(h.id) "
+            "FROM games g LEFT JOIN hands h ON h.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
+        )
+        return [GameSummary(r[0], r[1], {"A": r[2], "B": r[3]}, r[4], r[5], r[6]) for r in rows]
+
+    def update_game(self, game_id: int, *, variant: str, table_rules: dict[str, Any], team_names: dict[str, str]) -> None:
+        with self._transaction():
+            self._db.execute(
+                "UPDATE games SET variant = ?, table_rules = ?, team_a = ?, team_b = ? WHERE id = ?",
+                (variant, json.dumps(table_rules), team_names["A"], team_names["B"], game_id),
+            )
+
+    # ----------------------------------------------------------------------------------- hands
+    # Each change also records whether the game is over, in the same transaction.
+    def insert_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool) -> None:
+        with self._transaction():
+            self._db.execute("UPDATE hands SET position = position + 1 WHERE game_id = ? AND position >= ?", (game_id, position))
+            self._db.execute(
+                "INSERT INTO hands (game_id, position, hand, confirmed) VALUES (?, ?, ?, ?)",
+                (game_id, position, json.dumps(hand), _now()),
+            )
+            self._set_finished(game_id, game_over)
+
+    def replace_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool) -> None:
+        with self._transaction():
+            self._db.execute(
+                "UPDATE hands SET hand = ?, confirmed = ? WHERE game_id = ? AND position = ?",
+                (json.dumps(hand), _now(), game_id, position),
+            )
+            self._set_finished(game_id, game_over)
+
+    def delete_hand(self, game_id: int, position: int, game_over: bool) -> None:
+        with self._transaction():
+            self._db.execute("DELETE FROM hands WHERE game_id = ? AND position = ?", (game_id, position))
+            self._db.execute("UPDATE hands SET position = position - 1 WHERE game_id = ? AND position > ?", (game_id, position))
+            self._set_finished(game_id, game_over)
+
+    def _set_finished(self, game_id: int, game_over: bool) -> None:
+        self._db.execute(
+            "UPDATE games SET finished = CASE WHEN ? THEN coalesce(finished, ?) END WHERE id = ?",
+            (game_over, _now(), game_id),
+        )
+
+    # -------------------------------------------------------------------------------- settings
+    def setting(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_settings(self, values: dict[str, Any]) -> None:
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [(key, json.dumps(value)) for key, value in values.items()],
+            )

@@ -1,0 +1,82 @@
+"""Video frames decoded off the GUI thread: a worker in a QThread reads a camera or a file with
+OpenCV and emits each frame as a QImage; the window only paints them."""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtGui import QImage
+
+
+def to_qimage(frame_bgr: np.ndarray) -> QImage:
+    rgb = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2RGB)
+    height, width, _ = rgb.shape
+    return QImage(rgb.data, width, height, 3 * width, QImage.Format_RGB888).copy()  # own the pixels
+
+
+class FrameWorker(QObject):
+    frame = Signal(QImage)
+    failed = Signal(str)
+
+    def __init__(self, source: str, loop: bool):
+        super().__init__()
+        self.source, self.loop = source, loop
+        self._running = True
+
+    @Slot()
+    def run(self) -> None:
+        capture = cv2.VideoCapture(self.source)
+        if not capture.isOpened():
+            self.failed.emit(f"can't open {self.source}")
+            return
+        # A file plays at its own pace; a camera delivers frames as fast as it films them.
+        delay = 1.0 / (capture.get(cv2.CAP_PROP_FPS) or 30.0)
+        try:
+            while self._running:
+                started = time.monotonic()
+                ok, frame = capture.read()
+                if not ok:
+                    if self.loop and capture.set(cv2.CAP_PROP_POS_FRAMES, 0):
+                        continue
+                    self.failed.emit(f"{self.source} stopped sending pictures")
+                    return
+                self.frame.emit(to_qimage(frame))
+                time.sleep(max(0.0, delay - (time.monotonic() - started)))
+        finally:
+            capture.release()
+
+    def stop(self) -> None:
+        self._running = False  # read by run() between frames
+
+
+class VideoFeed(QObject):
+    """One video source at a time, on its own thread."""
+
+    frame = Signal(QImage)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: FrameWorker | None = None
+
+    def start(self, source: str, loop: bool = False) -> None:
+        self.stop()
+        self._thread = QThread()
+        self._worker = FrameWorker(source, loop)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.frame.connect(self.frame)
+        self._worker.failed.connect(self.failed)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._worker is None:
+            return
+        self._worker.stop()
+        self._thread.quit()
+        self._thread.wait(3000)
+        self._thread = self._worker = None

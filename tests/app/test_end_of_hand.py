@@ -1,0 +1,82 @@
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog
+from tests.app.hands import KINGS, hand_out
+
+from companion import TableRules
+from companion.app.cards_ui import REMOVE, CardChip, CardPicker
+from companion.app.draft import HandDraft
+from companion.app.end_of_hand import EndOfHandDialog
+from companion.app.game import Game
+
+
+def make_game(store):
+    return Game.start(store, "modern", TableRules(), {"A": "Ann & Bob", "B": "Cy & Di"})
+
+
+def test_a_corrected_card_changes_the_score(qtbot, store):
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A", left=("5C",))), 0)
+    qtbot.addWidget(dialog)
+    assert dialog.report["teams"]["B"]["total"] == -5
+    # The camera read the five of clubs; it was the joker. One click on the chip, pick "Joker".
+    dialog.ask_card = lambda current: "JK"
+    qtbot.mouseClick(chips(dialog, "B")[0], Qt.LeftButton)
+    assert dialog.draft.teams["B"]["hands"][0] == ["JK"]
+    assert dialog.report["teams"]["B"]["total"] == -50
+    assert "-50" in dialog.breakdown.text()
+
+
+def chips(dialog, team):
+    return dialog.team_boxes[team].findChildren(CardChip)
+
+
+def test_an_impossible_hand_shows_the_core_message_and_cannot_be_confirmed(qtbot, store):
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+    qtbot.addWidget(dialog)
+    dialog.ask_card = lambda current: "QH"   # a queen in the kings meld
+    qtbot.mouseClick(chips(dialog, "A")[0], Qt.LeftButton)
+    assert "teams.A.melds[0]" in dialog.breakdown.text()
+    assert not dialog.confirm_button.isEnabled()
+    dialog.ask_card = lambda current: REMOVE   # remove it: six kings, not a canasta
+    qtbot.mouseClick(chips(dialog, "A")[0], Qt.LeftButton)
+    assert dialog.draft.teams["A"]["melds"][0] == KINGS[1:]
+    assert dialog.confirm_button.isEnabled()
+
+
+def test_a_missed_card_is_added_and_a_new_meld_started(qtbot, store):
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+    qtbot.addWidget(dialog)
+    picks = iter(["AH", "AS", "AD"])
+    dialog.ask_card = lambda current: next(picks)
+    dialog.new_meld("A")
+    dialog.add_card("A", ("melds", 1))
+    dialog.add_card("A", ("melds", 1))
+    assert dialog.draft.teams["A"]["melds"][1] == ["AH", "AS", "AD"]
+    # Unfinished aces at the end of the hand cost 2,500 (the core's rule), shown line by line.
+    assert {"item": "unfinished meld of natural aces", "points": -2500} in dialog.report["teams"]["A"]["lines"]
+    assert "unfinished meld of natural aces" in dialog.breakdown.text()
+
+
+def test_the_picker_takes_a_rank_then_a_suit(qtbot):
+    picker = CardPicker("5C")
+    qtbot.addWidget(picker)
+    qtbot.mouseClick(picker.rank_buttons["Q"], Qt.LeftButton)
+    qtbot.mouseClick(picker.suit_buttons["H"], Qt.LeftButton)
+    assert picker.chosen == "QH" and picker.result() == QDialog.Accepted
+
+
+def test_the_picker_takes_a_joker_in_one_click(qtbot):
+    picker = CardPicker(None)
+    qtbot.addWidget(picker)
+    assert not picker.suit_buttons["H"].isEnabled()
+    qtbot.mouseClick(picker.rank_buttons["JK"], Qt.LeftButton)
+    assert picker.chosen == "JK"
+
+
+def test_going_out_without_two_canastas_is_scored_but_flagged(qtbot, store):
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+    qtbot.addWidget(dialog)
+    assert "Check, Ann &amp; Bob went out:" in dialog.breakdown.text() and dialog.confirm_button.isEnabled()

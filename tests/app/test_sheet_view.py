@@ -1,0 +1,70 @@
+from PySide6.QtWidgets import QDialog
+from tests.app.hands import hand_out
+
+from companion import TableRules
+from companion.app.game import Game
+from companion.app.sheet_table import sheet_table, write_csv
+from companion.app.export import write_pdf
+from companion.app.sheet_view import SheetView
+
+
+def sheet_with_three_hands(qtbot, store):
+    game = Game.start(store, "modern", TableRules(), {"A": "Ann & Bob", "B": "Cy & Di"})
+    view = SheetView(game)
+    qtbot.addWidget(view)
+    for hand in (hand_out("A", ("5C",)), hand_out("B", ("KC",)), hand_out("A", ("4C",))):
+        assert view.add_hand(hand)
+    return game, view
+
+
+def cell(view, row, column):
+    return view.table.item(row, column).text()
+
+
+def test_a_hand_edited_in_the_sheet_recomputes_later_totals(qtbot, store):
+    game, view = sheet_with_three_hands(qtbot, store)
+    assert [cell(view, r, 5) for r in range(3)] == ["-5", "665", "660"]   # Cy & Di's running total
+
+    def fix_hand_1(dialog):  # the five of clubs left in Cy & Di's hand was really a joker
+        dialog.ask_card = lambda current: "JK"
+        dialog.change_card("B", ("hands", 0), 0)
+        return QDialog.Accepted
+
+    view.open_dialog = fix_hand_1
+    view.edit_hand(0)
+    assert [cell(view, r, 5) for r in range(3)] == ["-50", "620", "615"]
+    assert Game.load(store, game.id).sheet.totals["B"] == 615   # committed
+    view.undo_button.click()
+    assert [cell(view, r, 5) for r in range(3)] == ["-5", "665", "660"]
+    assert Game.load(store, game.id).sheet.totals["B"] == 660
+    view.redo_button.click()
+    assert cell(view, 2, 5) == "615"
+
+
+def test_delete_recomputes_and_undo_brings_the_hand_back(qtbot, store):
+    game, view = sheet_with_three_hands(qtbot, store)
+    view.table.selectRow(1)
+    view.delete_hand(view.selected())
+    assert view.table.rowCount() == 2 and cell(view, 1, 2) == "1,340"
+    view.undo_stack.undo()
+    assert view.table.rowCount() == 3 and Game.load(store, game.id).hands == game.hands
+    assert cell(view, 1, 4) == "670"
+
+
+def test_the_winner_banner(qtbot, store):
+    game = Game.start(store, "modern", TableRules(), {"A": "Ann & Bob", "B": "Cy & Di"})
+    view = SheetView(game)
+    qtbot.addWidget(view)
+    assert "First to 8,500 wins" in view.banner.text()
+    for _ in range(13):
+        view.add_hand(hand_out("A"))
+    assert view.banner.text() == "Game over: Ann & Bob win! Ann & Bob 8,710, Cy & Di -65."
+
+
+def test_exports(qtbot, store, tmp_path):
+    game, view = sheet_with_three_hands(qtbot, store)
+    write_csv(sheet_table(game), tmp_path / "s.csv")
+    lines = (tmp_path / "s.csv").read_text().splitlines()
+    assert lines[0].startswith("Hand,Ann & Bob: hand,Ann & Bob: total") and lines[3].startswith("3,")
+    write_pdf(sheet_table(game), tmp_path / "s.pdf")
+    assert (tmp_path / "s.pdf").read_bytes().startswith(b"%PDF")

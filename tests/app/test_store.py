@@ -1,0 +1,104 @@
+import sqlite3
+
+import pytest
+from tests.app.hands import hand_out
+
+from companion import HandFileError, TableRules
+from companion.app.game import Game
+from companion.app.store import (
+    DamagedDatabase, ForeignDatabase, NewerDatabase, Store, default_path, move_aside,
+)
+
+
+def new_game(store):
+    return Game.start(store, "modern", TableRules(), {"A": "Ann & Bob", "B": "Cy & Di"})
+
+
+def test_default_path_follows_the_environment(tmp_path):
+    assert default_path() == tmp_path / "data" / "scoresheets.sqlite3"
+
+
+def test_a_reopened_database_resumes_the_game(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    game = new_game(store)
+    game.add(hand_out("A"))
+    game.add(hand_out("B", left=("KC", "JK")))
+    store.close()
+
+    again = Store(tmp_path / "s.sqlite3")
+    resumed = Game.load(again, game.id)
+    assert resumed.hands == [hand_out("A"), hand_out("B", left=("KC", "JK"))]
+    assert resumed.sheet.totals == game.sheet.totals
+    assert resumed.team_names == {"A": "Ann & Bob", "B": "Cy & Di"}
+    assert [g.hand_count for g in again.games()] == [2]
+    assert sqlite3.connect(tmp_path / "s.sqlite3").execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_edit_and_delete_keep_the_order(store):
+    game = new_game(store)
+    for left in (("4C",), ("5C",), ("6C",)):
+        game.add(hand_out("A", left))
+    game.replace(1, hand_out("B"))
+    assert game.delete(0) == hand_out("A", ("4C",))
+    game.insert(0, hand_out("A", ("7C",)))
+    assert Game.load(store, game.id).hands == [hand_out("A", ("7C",)), hand_out("B"), hand_out("A", ("6C",))]
+
+
+def test_an_invalid_hand_is_refused_and_nothing_is_saved(store):
+    game = new_game(store)
+    with pytest.raises(HandFileError, match="teams.A.melds"):
+        game.add({"teams": {"A": {"melds": [["KH", "QH", "JH"]]}, "B": {}}})
+    assert game.hands == [] and store.game(game.id).hands == []
+
+
+def test_the_game_is_marked_finished_at_the_target(store):
+    game = new_game(store)
+    for _ in range(13):  # 670 a hand: 8,710 after the 13th, past the 8,500 target
+        game.add(hand_out("A"))
+    assert game.sheet.game_over and store.games()[0].finished
+    game.delete(12)
+    assert store.games()[0].finished is None
+
+
+def test_settings_round_trip(store):
+    store.set_settings({"camera": "/dev/video0", "threshold": 0.4})
+    assert store.setting("camera") == "/dev/video0" and store.setting("threshold") == 0.4
+    assert store.setting("missing", "default") == "default"
+
+
+def test_a_damaged_file_is_reported_not_reset(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    path.write_bytes(b"these are not the scores you are looking for" * 100)
+    with pytest.raises(DamagedDatabase, match="damaged"):
+        Store(path)
+    assert path.read_bytes().startswith(b"these are not")  # untouched
+
+
+def test_a_foreign_database_is_reported(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE recipes (name TEXT)")
+    other.commit()
+    other.close()
+    with pytest.raises(ForeignDatabase, match="not a Canasta Companion score sheet"):
+        Store(path)
+
+
+def test_a_newer_database_is_reported(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(NewerDatabase, match="newer"):
+        Store(path)
+
+
+def test_move_aside_keeps_the_old_file_and_allows_a_fresh_start(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    path.write_bytes(b"garbage" * 1000)
+    with pytest.raises(DamagedDatabase) as error:
+        Store(path)
+    aside = move_aside(error.value.path)
+    assert aside.read_bytes() == b"garbage" * 1000 and not path.exists()
+    assert Store(path).games() == []

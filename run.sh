@@ -10,6 +10,7 @@ cd "$(dirname "$0")"
 DEBIAN_PACKAGES=(
   kdegames-card-data-kf5 gnome-cards-data   # real card-deck artwork (SVG) for the synthetic scenes
   libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 libxcb-cursor0  # Qt 6 runtime
+  libpulse0                                  # Qt Multimedia (the camera list) loads it
   fonts-dejavu-core                          # a font for Qt and for the project's own card faces
 )
 

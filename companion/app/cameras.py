@@ -1,7 +1,8 @@
 """The webcams on this computer, found without opening them.
 
-Qt's camera list (QtMultimedia) is used when PySide6 has it; PySide6-Essentials does not ship
-QtMultimedia, so on Linux the list comes from ``/sys/class/video4linux``, which names every camera.
+Qt's camera list (``QMediaDevices``, from QtMultimedia in PySide6-Addons, which the project installs)
+is used. Where QtMultimedia can't load (an Essentials-only install, or no ``libpulse0``), Linux
+cameras are listed from ``/sys/class/video4linux``, which names every camera.
 """
 
 from __future__ import annotations

@@ -33,6 +33,12 @@ ensure_venv() {
   if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -e '.[dev]'
+    # ultralytics depends on the full opencv-python, which ships its own Qt plugins and points Qt at
+    # them on import, breaking PySide6. Both wheels write the same cv2/ folder, so keep only headless.
+    if .venv/bin/python -m pip show -q opencv-python 2>/dev/null; then
+      .venv/bin/python -m pip uninstall -y -q opencv-python opencv-python-headless
+      .venv/bin/python -m pip install -q opencv-python-headless
+    fi
     rm -f .venv/.installed-*
     touch "$stamp"
   fi

@@ -157,3 +157,9 @@ def pack_overflow(cards: Iterable[Card]) -> str | None:
 
 def total_points(cards: Iterable[Card]) -> int:
     return sum(card.points for card in cards)
+
+
+def rank_list(ranks: Iterable[str]) -> str:
+    """``"jacks, kings and queens"``: ranks in plain words, low to high."""
+    names = [RANK_NAMES[r] for r in sorted(set(ranks), key=(RANKS + (JOKER,)).index)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -112,14 +112,16 @@ class Meld:
     def plus(self, *cards: Card) -> Meld:
         return Meld(self.cards + tuple(cards))
 
-    def describe(self) -> str:
-        """``"7 kings (mixed canasta)"``, ``"3 wild cards"``, ``"4 aces (natural)"``."""
+    @property
+    def name(self) -> str:
+        """``"7 kings"``, ``"3 wild cards"``."""
         if self.is_wild_meld:
-            what = f"{len(self.cards)} wild cards"
-        else:
-            what = f"{len(self.cards)} {RANK_NAMES.get(self.rank or '', 'cards')}"
-        status = self.canasta.value if self.canasta else self.kind
-        return f"{what} ({status})"
+            return f"{len(self.cards)} wild cards"
+        return f"{len(self.cards)} {RANK_NAMES.get(self.rank or '', 'cards')}"
+
+    def describe(self) -> str:
+        """``"7 kings (mixed canasta)"``, ``"4 aces (natural)"``."""
+        return f"{self.name} ({self.canasta.value if self.canasta else self.kind})"
 
     def codes(self) -> list[str]:
         return [c.code for c in self.cards]

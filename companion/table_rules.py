@@ -155,7 +155,7 @@ class TableRules:
                         f"table_rules.special_hands: unknown special hand {unknown or value!r}; "
                         f"known: {', '.join(SPECIAL_HAND_NAMES)}"
                     )
-            elif value not in setting.choices or type(value) is not type(setting.default) and value is not None:
+            elif not any(value == c and type(value) is type(c) for c in setting.choices):
                 shown = ", ".join("null" if c is None else repr(c) for c in setting.choices)
                 raise TableRulesError(f"table_rules.{f.name}: {value!r} is not one of {shown}")
 

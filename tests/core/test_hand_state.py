@@ -1,0 +1,212 @@
+"""The hand state driven by table events (seed 000 throughout)."""
+
+import pytest
+
+from companion.hand import (
+    CardsAdded, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid, ThreesLaidOut,
+    TurnCardDrawn, WentOut,
+)
+from companion.table_rules import TableRules
+
+
+def rules_of(violations):
+    return [v.rule for v in violations]
+
+
+def opened(state, cards, team="A", text="KH KS KD, QH QS QD, 8H 8S 8D JK", stock_left=60):
+    return state.apply(Opened(team, tuple(cards(m) for m in text.split(",")), stock_left=stock_left))
+
+
+def test_seed_000_the_140_point_opening(cards):
+    """Seed 000 §Counting an opening: at 1,200 points, kings + queens + three 8s and a joker = 140 ≥ 125."""
+    state = HandState(scores={"A": 1200, "B": 0})
+    assert opened(state, cards) == ()
+    assert state.teams["A"].opened
+
+
+def test_seed_000_without_the_queens_110_is_not_enough(cards):
+    state = HandState(scores={"A": 1200, "B": 0})
+    violations = opened(state, cards, text="KH KS KD, 8H 8S 8D JK")
+    assert rules_of(violations) == ["opening.minimum"]
+    assert "110" in violations[0].message and "125" in violations[0].message
+
+
+@pytest.mark.parametrize("score, points_ok, points_short", [(3000, "AH AS AD, KH KS KD KC JK 2C", "AH AS AD, KH KS KD KC 2C"), (5000, "AH AS AD, KH KS KD KC JK 2C, 9H 9S 9D", "AH AS AD, KH KS KD KC JK 2C")])
+def test_opening_minimum_rises_with_the_score(cards, score, points_ok, points_short):
+    assert opened(HandState(scores={"A": score, "B": 0}), cards, text=points_ok) == ()
+    assert rules_of(opened(HandState(scores={"A": score, "B": 0}), cards, text=points_short)) == ["opening.minimum"]
+
+
+def test_opening_needs_a_clean_triple(cards):
+    state = HandState()
+    violations = opened(state, cards, text="AH AS JK, KH KS 2C, QH QS JK")
+    assert "opening.clean_triple" in rules_of(violations)
+
+
+def test_opening_with_a_wild_meld_is_a_table_rule(cards):
+    text = "2C 2D JK JK 2H"
+    assert "opening.clean_triple" in rules_of(opened(HandState(), cards, text=text))
+    assert opened(HandState(rules=TableRules(open_with_wild_meld=True)), cards, text=text) == ()
+
+
+def test_bonus_cards_4_first_3_second_none_late_or_from_the_pack(cards):
+    state = HandState()
+    opened(state, cards, team="A")
+    opened(state, cards, team="B", text="AH AS AD, 9H 9S 9D JK, 10H 10S 10D")
+    assert state.bonus_cards == {"A": 4, "B": 3}
+    late = HandState()
+    opened(late, cards, stock_left=8)
+    assert late.bonus_cards == {}
+    after_turn = HandState()
+    after_turn.apply(TurnCardDrawn())
+    opened(after_turn, cards, stock_left=8)
+    assert after_turn.bonus_cards == {}
+    pack = HandState()
+    pack.apply(Opened("A", (cards("KH KS KD KC"), cards("AH AS AD AC JK")), stock_left=50, pack_top=cards("KC")[0]))
+    assert pack.bonus_cards == {}
+
+
+def test_opening_from_the_pack_counts_only_cards_from_hand(cards):
+    """Seed 000 §Taking the pack to open: the top card counts toward neither the triple nor the minimum."""
+    state = HandState()
+    top = cards("AC")[0]
+    violations = state.apply(Opened("A", (cards("AH AS AC"), cards("KH KS KD JK")), pack_top=top))
+    # 40 + 80 = 120 from hand < 125; the aces are only a pair from hand and the kings hold a joker
+    assert set(rules_of(violations)) == {"opening.minimum", "opening.clean_triple"}
+    fine = HandState().apply(Opened("A", (cards("AH AS AD AC"), cards("KH KS KD JK")), pack_top=top))
+    assert fine == ()
+
+
+def test_after_opening_the_rule_of_five(cards):
+    state = HandState()
+    opened(state, cards)
+    assert rules_of(state.apply(MeldStarted("A", cards("5H 5S 2C")))) == ["meld.rule_of_five"]
+    state = HandState(rules=TableRules(wild_card_threshold=2))
+    opened(state, cards)
+    assert state.apply(MeldStarted("A", cards("5H 5S 2C"))) == ()
+
+
+def test_melding_before_opening_is_flagged(cards):
+    assert rules_of(HandState().apply(MeldStarted("A", cards("5H 5S 5D")))) == ["meld.not_opened"]
+
+
+def test_a_finished_canasta_kills_its_rank_for_both_teams(cards):
+    state = HandState()
+    opened(state, cards)
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
+    assert "K" in state.dead_ranks and str(state.dead_ranks) == "kings"
+    opened(state, cards, team="B", text="AH AS AD, 9H 9S 9D JK, 10H 10S 10D")
+    assert rules_of(state.apply(MeldStarted("B", cards("KC KH KS")))) == ["meld.dead_rank"]
+
+
+def test_dead_rank_on_natural_canasta_only_is_a_table_rule(cards):
+    state = HandState(rules=TableRules(dead_rank_on="natural_canasta"))
+    opened(state, cards)
+    state.apply(CardsAdded("A", 1, cards("QC QH QS 2D")))  # mixed canasta of queens (5 naturals + 2)
+    assert "Q" not in state.dead_ranks
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
+    assert "K" in state.dead_ranks
+
+
+def test_a_meld_never_grows_past_seven(cards):
+    state = HandState()
+    opened(state, cards)
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
+    assert "meld.closed" in rules_of(state.apply(CardsAdded("A", 0, cards("KC"))))
+
+
+def test_sevens_never_take_wild_cards_and_aces_only_in_the_opening(cards):
+    state = HandState()
+    opened(state, cards, text="KH KS KD, QH QS QD, 7H 7S 7D, AH AS AD")
+    assert "meld.sevens_wild" in rules_of(state.apply(CardsAdded("A", 2, cards("7C 7H 2C"))))
+    state.apply(CardsAdded("A", 3, cards("AC AH")))
+    assert "meld.aces_wild" in rules_of(state.apply(CardsAdded("A", 3, cards("JK"))))
+
+
+def test_no_wild_card_elsewhere_while_the_wild_meld_is_unfinished(cards):
+    state = HandState()
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    state.apply(MeldStarted("A", cards("2C 2D JK")))
+    assert "meld.wild_meld_unfinished" in rules_of(state.apply(CardsAdded("A", 0, cards("JK"))))
+
+
+def test_taking_the_pack(cards):
+    state = HandState()
+    opened(state, cards)
+    top = cards("9C")[0]
+    assert state.apply(PackTaken("A", top, cards("9H 9S"))) == ()
+    assert "pack.pair" in rules_of(state.apply(PackTaken("A", cards("5C")[0], cards("5H 2C"))))
+    assert "pack.top_card" in rules_of(state.apply(PackTaken("A", cards("2C")[0], cards("2H 2S"))))
+    # five kings melded: the pack can't be taken with a king on top
+    state.apply(CardsAdded("A", 0, cards("KC KH")))
+    assert "pack.five_melded" in rules_of(state.apply(PackTaken("A", cards("KC")[0], cards("KD KS"))))
+
+
+def test_pack_onto_an_existing_meld_needs_three_or_four_cards(cards):
+    state = HandState()
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    assert "pack.onto_meld" in rules_of(state.apply(PackTaken("A", cards("KS")[0], cards("KD KC"), meld_index=0)))
+    assert state.apply(PackTaken("A", cards("QC")[0], cards("QH QS"), meld_index=1)) == ()
+
+
+def test_unopened_team_takes_the_pack_only_with_its_opening(cards):
+    assert "pack.not_opened" in rules_of(HandState().apply(PackTaken("A", cards("9C")[0], cards("9H 9S"))))
+
+
+def test_threes_are_laid_out_and_only_threes(cards):
+    state = HandState()
+    assert state.apply(ThreesLaidOut("A", cards("3H 3C"))) == ()
+    assert state.teams["A"].threes.red == 1 and state.teams["A"].threes.black == 1
+    assert rules_of(state.apply(ThreesLaidOut("A", cards("5H")))) == ["threes.not_three"]
+
+
+def test_turn_card(cards):
+    state = HandState()
+    assert str(state.turn_card) == "turn card not drawn yet"
+    state.apply(TurnCardDrawn())
+    assert state.turn_card.cards_left == 8
+    assert str(state.turn_card) == "turn card drawn: 8 cards left; no more bonus cards"
+    assert rules_of(state.apply(TurnCardDrawn())) == ["turn_card.twice"]
+
+
+def test_going_out(cards):
+    state = HandState()
+    opened(state, cards)
+    assert rules_of(state.can_go_out("A")) == ["going_out.canastas"]
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
+    state.apply(CardsAdded("A", 1, cards("QC QH QS 2D")))
+    assert state.can_go_out("A") == []
+    assert rules_of(state.apply(WentOut("A", cards("3S")[0]))) == ["going_out.last_three"]
+    assert state.ended and state.went_out == "A"
+    assert rules_of(state.apply(ThreesLaidOut("B", cards("3H")))) == ["hand.ended"]
+
+
+def test_check_does_not_change_the_state(cards):
+    state = HandState()
+    opened(state, cards)
+    before = list(state.teams["A"].melds)
+    assert rules_of(state.check(MeldStarted("A", cards("5H 5S 2C")))) == ["meld.rule_of_five"]
+    assert state.teams["A"].melds == before
+
+
+def test_special_hand_ends_the_hand_and_scores_alone(cards):
+    state = HandState()
+    garbage = cards("KH KS KD KC QH QS QD QC 9H 9S 9D 8H 8S 8D")
+    assert state.apply(SpecialHandLaid("A", garbage)) == ()
+    assert state.ended and state.teams["A"].special_hand == "garbage"
+    from companion.scoring import score_hand
+
+    assert score_hand(state.end_of_hand())["A"].total == 3000
+
+
+def test_special_hand_after_opening_is_flagged(cards):
+    state = HandState()
+    opened(state, cards)
+    garbage = cards("KH KS KD KC QH QS QD QC 9H 9S 9D 8H 8S 8D")
+    assert "special.opened" in rules_of(state.apply(SpecialHandLaid("A", garbage)))
+
+
+def test_hand_ended_by_the_stock(cards):
+    state = HandState()
+    state.apply(HandEnded("last_card_three"))
+    assert state.ended and state.went_out is None

@@ -74,7 +74,7 @@ def index_views(owners: np.ndarray, number: int, face_to_image: np.ndarray,
         polygon = cv2.perspectiveTransform(corners, face_to_image)[0]
         visible = visible_fraction(owners, polygon, number)
         side = min(np.ptp(polygon[:, 0]), np.ptp(polygon[:, 1]))
-        views.append(IndexView(corner, polygon, visible, visible >= MIN_VISIBLE_FRACTION and side >= MIN_INDEX_PX))
+        views.append(IndexView(corner, polygon, visible, bool(visible >= MIN_VISIBLE_FRACTION and side >= MIN_INDEX_PX)))
     return views
 
 

@@ -110,7 +110,7 @@ def _grow(rank: Box, glyphs: list[Box], max_gap: float) -> Box:
     while grew:
         grew = False
         for glyph in remaining:
-            if _is_below(glyph, stack, max_gap) or _is_beside(glyph, stack, rank, max_gap / 2):
+            if _is_below(glyph, stack, max_gap) or _is_beside(glyph, stack, rank, max_gap):
                 stack = (min(stack[0], glyph[0]), min(stack[1], glyph[1]),
                          max(stack[2], glyph[2]), max(stack[3], glyph[3]))
                 remaining.remove(glyph)

@@ -32,6 +32,7 @@ from PySide6.QtSvg import QSvgRenderer  # noqa: E402
 # A joker whose element is much wider or narrower than the deck's cards carries decoration outside
 # the card (GNOME's Tango): its corners would not line up with the card's, so it is not used.
 _JOKER_ASPECT_TOLERANCE = 0.03
+MEASURE_HEIGHT = 400
 
 
 class DeckRenderError(RuntimeError):
@@ -68,14 +69,16 @@ def render_deck(deck: DeckSource, deck_dir: Path, card_height: int) -> dict:
         raise DeckRenderError(f"Qt cannot read the deck {deck.svg_path}")
     reference = renderer.boundsOnElement(deck.element_id("AS"))
     aspect = reference.width() / reference.height()
-    size = (round(card_height * aspect), card_height)
+    # Indexes are measured at one resolution whatever the atlas size, so every atlas agrees.
+    size = (round(max(card_height, MEASURE_HEIGHT) * aspect), max(card_height, MEASURE_HEIGHT))
+    saved_size = (round(card_height * aspect), card_height)
     deck_dir.mkdir(parents=True, exist_ok=True)
     faces = {}
     for code in card_codes():
-        faces[code] = _face_entry(code, _render_element(renderer, deck.element_id(code), size), deck_dir, code)
+        faces[code] = _face_entry(code, _render_element(renderer, deck.element_id(code), size), saved_size, deck_dir, code)
     jokers = [j for j in deck.joker_element_ids if _element_has_aspect(renderer, j, aspect)]
     for number, element in enumerate(jokers, start=1):
-        entry = _face_entry("JK", _render_element(renderer, element, size), deck_dir, f"JK-{number}")
+        entry = _face_entry("JK", _render_element(renderer, element, size), saved_size, deck_dir, f"JK-{number}")
         if "top_left" in entry["index_boxes"]:
             faces[f"JK-{number}"] = entry
     manifest = {
@@ -83,18 +86,24 @@ def render_deck(deck: DeckSource, deck_dir: Path, card_height: int) -> dict:
         "family": deck.family,
         "source": str(deck.svg_path),
         "held_out": deck.held_out,
-        "card_size": list(size),
+        "card_size": list(saved_size),
         "faces": faces,
-        "back": _write_back(renderer, size, deck_dir),
+        "back": _write_back(renderer, saved_size, deck_dir),
     }
     (deck_dir / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1))
     return manifest
 
 
-def _face_entry(code: str, face: np.ndarray, deck_dir: Path, name: str) -> dict:
-    cv2.imwrite(str(deck_dir / f"{name}.png"), face, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+def _face_entry(code: str, face: np.ndarray, saved_size: tuple[int, int], deck_dir: Path, name: str) -> dict:
+    """Measure the face's indexes, save it at the atlas size, and describe it for the manifest."""
     boxes = measure_index_boxes(face)
-    return {"code": code, "file": f"{name}.png", "index_boxes": {corner: [int(v) for v in box] for corner, box in boxes.items()}}
+    scale_x, scale_y = saved_size[0] / face.shape[1], saved_size[1] / face.shape[0]
+    if saved_size != (face.shape[1], face.shape[0]):
+        face = cv2.resize(face, saved_size, interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(deck_dir / f"{name}.png"), face, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    scaled = {corner: [int(np.floor(box[0] * scale_x)), int(np.floor(box[1] * scale_y)),
+                       int(np.ceil(box[2] * scale_x)), int(np.ceil(box[3] * scale_y))] for corner, box in boxes.items()}
+    return {"code": code, "file": f"{name}.png", "index_boxes": scaled}
 
 
 def _write_back(renderer: QSvgRenderer, size: tuple[int, int], deck_dir: Path) -> str | None:

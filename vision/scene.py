@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.cards import Card
 from vision.table_state import CANASTA_SIZE, TableState
@@ -156,7 +156,8 @@ def _canasta_pile(meld: list[str], group: Group, x: float, y: float, rng: random
     top = _telling_card(meld)
     under = list(meld)
     under.remove(top)
-    return [PlacedCard(code, group, *_jitter(rng, style, x, y, 0.0)) for code in under + [top]]
+    squared = replace(style, messiness=style.messiness * 0.1)  # squared: no card sticks out
+    return [PlacedCard(code, group, *_jitter(rng, squared, x, y, 0.0)) for code in under + [top]]
 
 
 def _telling_card(meld: list[str]) -> str:

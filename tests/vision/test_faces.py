@@ -1,0 +1,40 @@
+"""The face atlas: every card rendered, indexes measured where the glyphs are."""
+
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+from vision.decks import HELD_OUT_DECKS, installed_decks
+
+
+def test_atlas_holds_every_card_of_each_deck_with_a_top_left_index(small_atlas):
+    for deck in small_atlas.decks("train") + small_atlas.decks("test"):
+        for code in CLASS_NAMES[:-1]:
+            assert "top_left" in small_atlas.face(deck, code).index_boxes, (deck, code)
+        assert small_atlas.joker_names(deck), f"{deck} should carry a joker with an index"
+
+
+def test_held_out_decks_form_the_test_split(small_atlas):
+    assert small_atlas.decks("test") == ["gnome-plastic"]
+    assert not set(small_atlas.decks("train")) & HELD_OUT_DECKS
+    assert len({d.deck_id for d in installed_decks()} & HELD_OUT_DECKS) >= 3
+
+
+def test_measured_index_box_covers_the_ink_of_the_corner(small_atlas):
+    """Inside the top-left quarter, the ink near the corner lies inside the measured box."""
+    face = small_atlas.face("project-classic", "10D")
+    x0, y0, x1, y1 = face.index_boxes["top_left"]
+    h, w = face.image.shape[:2]
+    red_ink = (face.image[..., 2] > 150) & (face.image[..., 1] < 100) & (face.image[..., 3] > 200)
+    corner = red_ink[: int(0.25 * h), : int(0.2 * w)]
+    ys, xs = np.nonzero(corner)
+    assert len(xs) > 20
+    inside = (xs >= x0) & (xs < x1) & (ys >= y0) & (ys < y1)
+    assert inside.mean() > 0.95
+    assert (x1 - x0) < 0.3 * w and (y1 - y0) < 0.35 * h  # the index, not half the card
+
+
+def test_bottom_right_index_is_the_top_left_turned_round(small_atlas):
+    face = small_atlas.face("gnome-anglo", "KH")
+    h, w = face.image.shape[:2]
+    tl, br = face.index_boxes["top_left"], face.index_boxes["bottom_right"]
+    assert abs((w - br[2]) - tl[0]) <= 0.03 * w and abs((h - br[3]) - tl[1]) <= 0.03 * h

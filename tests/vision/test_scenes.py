@@ -1,0 +1,122 @@
+"""Scenes: labels that cover the glyphs, never outside the image or on hidden indexes, seeds that
+repeat, every class in a 2,000-image set, and scores that agree with the game core."""
+
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.handfile import score_report
+from vision.augment import photograph
+from vision.camera import random_camera
+from vision.classes import CLASS_NAMES, class_id
+from vision.labels import MIN_VISIBLE_FRACTION
+from vision.render import render_scene
+from vision.scene import Group, PlacedCard, random_style
+from vision.synth import Scene, SceneCard, _face_for, build_scene
+from vision.labels import id_map, index_views
+from vision.table_state import TableState, TeamTable
+
+SIZE = (640, 360)
+
+
+def _one_card_scene(atlas, code: str, angle: float) -> Scene:
+    """A single card at a known pose in the middle of the frame, camera straight down."""
+    import random
+
+    rng = random.Random(0)
+    camera = random_camera(random.Random(3), SIZE, (0.0, 0.0), card_height_px=200)
+    placed = PlacedCard(code, Group("A", "meld", 0), 0.0, 0.0, angle)
+    card = _face_for(atlas, rng, placed, ["project-classic"], "project-classic", camera)
+    owners = id_map(SIZE, [card.quad], [])
+    card.indexes = index_views(owners, 0, card.face_to_image, atlas.face("project-classic", code).index_boxes)
+    state = TableState({"A": TeamTable(), "B": TeamTable()}, [], 0, None)
+    return Scene(0, "train", SIZE, state, random_style(rng), camera, [card], [], owners)
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.6, 3.0])
+def test_index_box_of_a_card_at_a_known_pose_covers_its_glyphs(small_atlas, angle):
+    scene = _one_card_scene(small_atlas, "10D", angle)
+    image = render_scene(scene, small_atlas)
+    card = scene.cards[0]
+    labelled = [v for v in card.indexes if v.labelled]
+    assert {v.corner for v in labelled} >= {"top_left", "bottom_right"}
+    # The card's red ink within 0.2 card heights of a corner (its index) lies inside that corner's box.
+    red = (image[..., 2] > 150) & (image[..., 1] < 110) & (image[..., 0] < 110) & (scene.owners == 0)
+    for view in labelled:
+        corner_point = card.quad[{"top_left": 0, "top_right": 1, "bottom_right": 2, "bottom_left": 3}[view.corner]]
+        ys, xs = np.nonzero(red)
+        near = np.hypot(xs - corner_point[0], ys - corner_point[1]) < 0.2 * 200
+        x0, y0, x1, y1 = view.box(SIZE)
+        inside = (xs[near] >= x0 - 1) & (xs[near] <= x1 + 1) & (ys[near] >= y0 - 1) & (ys[near] <= y1 + 1)
+        assert near.sum() > 10 and inside.mean() > 0.9, view.corner
+
+
+def test_no_box_outside_the_image_or_on_a_hidden_index(small_atlas):
+    for seed in range(60):
+        scene = build_scene(small_atlas, seed, SIZE)
+        for line in scene.labels():
+            _, cx, cy, w, h = map(float, line.split())
+            slack = 1e-6  # the label files hold six decimals
+            assert -slack <= cx - w / 2 and cx + w / 2 <= 1 + slack and -slack <= cy - h / 2 and cy + h / 2 <= 1 + slack
+            assert w > 0 and h > 0
+        for card in scene.cards:
+            for view in card.indexes:
+                if view.visible < MIN_VISIBLE_FRACTION:
+                    assert not view.labelled
+            if card.placed.group.area == "canasta_pile" and card is not _top_of_pile(scene, card):
+                assert not any(v.labelled for v in card.indexes), "a card squared under a canasta shows nothing"
+
+
+def _top_of_pile(scene, card):
+    pile = [c for c in scene.cards if c.placed.group == card.placed.group]
+    return pile[-1]
+
+
+def test_an_occluded_index_gets_no_box(small_atlas):
+    """Cover the whole frame with an occluder: no card may keep a label."""
+    scene = _one_card_scene(small_atlas, "KS", 0.0)
+    card = scene.cards[0]
+    everything = np.array([[-10, -10], [SIZE[0] + 10, -10], [SIZE[0] + 10, SIZE[1] + 10], [-10, SIZE[1] + 10]], float)
+    owners = id_map(SIZE, [card.quad], [everything])
+    views = index_views(owners, 0, card.face_to_image, small_atlas.face("project-classic", "KS").index_boxes)
+    assert views and not any(v.labelled for v in views)
+
+
+def test_one_seed_gives_the_same_image_and_two_seeds_different_ones(small_atlas):
+    def picture(seed):
+        scene = build_scene(small_atlas, seed, SIZE)
+        return photograph(render_scene(scene, small_atlas), scene.owners, seed), scene.labels()
+
+    first, again, other = picture(11), picture(11), picture(12)
+    assert np.array_equal(first[0], again[0]) and first[1] == again[1]
+    assert not np.array_equal(first[0], other[0]) and first[1] != other[1]
+
+
+def test_every_class_appears_in_a_2000_image_set(small_atlas):
+    """Labels-only path: the same layout, camera, occluder and visibility code, no pixels."""
+    seen = Counter()
+    for seed in range(2000):
+        for line in build_scene(small_atlas, seed, (320, 180)).labels():
+            seen[int(line.split()[0])] += 1
+    missing = [CLASS_NAMES[i] for i in range(len(CLASS_NAMES)) if seen[i] == 0]
+    assert not missing, f"classes never labelled: {missing}"
+
+
+def test_scene_scores_agree_with_the_scoring_engine(small_atlas):
+    for seed in range(40):
+        scene = build_scene(small_atlas, seed, SIZE)
+        truth = scene.ground_truth()
+        report = score_report(truth["hand"])
+        assert truth["scores"] == {t: report["teams"][t]["total"] for t in ("A", "B")}
+        # The ground truth lists every physical card the hand input holds (all 7 of a squared canasta).
+        listed = Counter(c["code"] for c in truth["cards"] if c["face_up"] and c["area"] not in ("discard", "turn_card"))
+        in_hand = Counter(code for team in truth["hand"]["teams"].values()
+                          for code in [c for m in team["melds"] for c in m] + team["threes"] + [c for h in team["hands"] for c in h])
+        assert listed == in_hand
+
+
+def test_class_list_uses_the_game_codes():
+    assert len(CLASS_NAMES) == 53 and len(set(CLASS_NAMES)) == 53
+    assert class_id("10d") == CLASS_NAMES.index("10D") and CLASS_NAMES[-1] == "JK"

@@ -1,0 +1,134 @@
+"""Command line of the vision tools: ``python -m vision <command> ...``.
+
+    faces   render every installed deck (and the project's own) into the face atlas
+    synth   write a YOLO dataset of synthetic table scenes with scene ground truth
+    sheet   write a contact sheet (a dozen scenes with their boxes) to judge realism
+    video   play a simulated hand forward and write it as a video with per-frame ground truth
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from vision.atlas import DEFAULT_ATLAS_DIR, AtlasError
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported as one line, without a traceback."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, AtlasError, OSError) as error:
+        print(f"vision {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vision", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    faces = commands.add_parser("faces", help="build the face atlas from the installed SVG decks")
+    faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
+    faces.add_argument("--card-height", type=int, default=400, help="face height in pixels (default %(default)s)")
+    faces.add_argument("--decks", help="comma-separated deck ids to render (default: all)")
+    faces.set_defaults(run=_run_faces)
+
+    synth = commands.add_parser("synth", help="write a dataset of synthetic scenes")
+    synth.add_argument("--out", type=Path, required=True, help="dataset folder")
+    synth.add_argument("--images", type=int, required=True, help="number of images (all splits)")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default %(default)s)")
+    synth.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    synth.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    synth.set_defaults(run=_run_synth)
+
+    sheet = commands.add_parser("sheet", help="write a contact sheet PNG")
+    sheet.add_argument("--out", type=Path, default=Path("datasets/generated/contact_sheet.png"))
+    sheet.add_argument("--seed", type=int, default=0)
+    sheet.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    sheet.set_defaults(run=_run_sheet)
+    return parser
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``1280x720`` -> (1280, 720); frames from 64×64 up to 1920×1080."""
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size must be WIDTHxHEIGHT like 1280x720, not '{text}'") from None
+    if not (64 <= width <= 1920 and 64 <= height <= 1080):
+        raise UsageError(f"--size {text}: frames go from 64x64 up to 1920x1080")
+    return width, height
+
+
+def _writable_dir(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise UsageError(f"cannot write to {path}: {error.strerror or error}") from None
+    return path
+
+
+def _run_synth(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.atlas import FaceAtlas
+    from vision.dataset import write_dataset
+
+    size = parse_size(args.size)
+    FaceAtlas(args.atlas)
+    if args.images < 1:
+        raise UsageError("--images must be at least 1")
+    out = _writable_dir(args.out)
+    started = time.perf_counter()
+    for _ in tqdm(write_dataset(out, args.atlas, args.images, args.seed, size, args.workers),
+                  total=args.images, unit="img"):
+        pass
+    elapsed = time.perf_counter() - started
+    print(f"{args.images} images in {out} ({args.images / elapsed:.1f} images/s); data.yaml written")
+    return 0
+
+
+def _run_sheet(args: argparse.Namespace) -> int:
+    from vision.atlas import FaceAtlas
+    from vision.contact_sheet import contact_sheet
+
+    _writable_dir(args.out.parent)
+    print(contact_sheet(FaceAtlas(args.atlas), args.out, args.seed))
+    return 0
+
+
+def _run_faces(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.decks import installed_decks
+    from vision.drawn_deck import write_drawn_decks
+    from vision.faces import build_atlas
+
+    decks = installed_decks() + write_drawn_decks(args.atlas / "drawn-svg")
+    if args.decks:
+        wanted = set(args.decks.split(","))
+        unknown = wanted - {deck.deck_id for deck in decks}
+        if unknown:
+            raise UsageError(f"unknown deck(s): {', '.join(sorted(unknown))}")
+        decks = [deck for deck in decks if deck.deck_id in wanted]
+    started = time.perf_counter()
+    with tqdm(total=len(decks), unit="deck") as progress:
+        index = build_atlas(decks, args.atlas, args.card_height, lambda deck_id: progress.update())
+    for deck_id, reason in index["rejected"].items():
+        print(f"not used: {deck_id}: {reason}")
+    print(f"{len(index['decks'])} decks in {args.atlas} ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""One value for what the detector found in a frame, passed through every stage.
+
+Like Roboflow supervision's ``Detections``: a dataclass of numpy arrays, validated on creation, with
+``from_*`` constructors, :meth:`Detections.empty`, :meth:`Detections.merge` and numpy-style indexing::
+
+    confident = detections[detections.confidence > 0.5]
+
+No stage reaches back into a model's own result objects: backends convert to this value at once.
+Boxes are corner-index boxes in image pixels, ``xyxy`` = (x1, y1, x2, y2); ``class_id`` indexes
+:data:`vision.classes.CLASS_NAMES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .classes import CLASS_NAMES
+
+
+@dataclass
+class Detections:
+    xyxy: np.ndarray  #: (n, 4) float32, image pixels
+    confidence: np.ndarray  #: (n,) float32 in [0, 1]
+    class_id: np.ndarray  #: (n,) int64 into CLASS_NAMES
+
+    def __post_init__(self) -> None:
+        self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
+        self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
+        self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(-1)
+        n = len(self.xyxy)
+        if len(self.confidence) != n or len(self.class_id) != n:
+            raise ValueError(
+                f"Detections: {n} boxes but {len(self.confidence)} confidences and {len(self.class_id)} class ids"
+            )
+        if n and (self.class_id.min() < 0 or self.class_id.max() >= len(CLASS_NAMES)):
+            raise ValueError(f"Detections: class ids must lie in 0..{len(CLASS_NAMES) - 1}")
+
+    # ------------------------------------------------------------------------- constructors
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4)), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def merge(cls, parts: Iterable[Detections]) -> Detections:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        return cls(
+            np.concatenate([p.xyxy for p in parts]),
+            np.concatenate([p.confidence for p in parts]),
+            np.concatenate([p.class_id for p in parts]),
+        )
+
+    @classmethod
+    def from_ultralytics(cls, result) -> Detections:
+        """From one ``ultralytics`` ``Results`` (its ``boxes``), on CPU, as numpy."""
+        boxes = result.boxes
+        as_numpy = lambda t: t.cpu().numpy() if hasattr(t, "cpu") else np.asarray(t)  # noqa: E731
+        return cls(as_numpy(boxes.xyxy), as_numpy(boxes.conf), as_numpy(boxes.cls).astype(np.int64))
+
+    @classmethod
+    def from_yolo_labels(cls, lines: Sequence[str], width: int, height: int) -> Detections:
+        """From YOLO label lines ``class cx cy w h`` (normalised), as ground truth with confidence 1."""
+        rows = np.array([[float(v) for v in line.split()[:5]] for line in lines if line.strip()], dtype=np.float64)
+        if not len(rows):
+            return cls.empty()
+        cx, cy, w, h = rows[:, 1] * width, rows[:, 2] * height, rows[:, 3] * width, rows[:, 4] * height
+        xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        return cls(xyxy, np.ones(len(rows)), rows[:, 0].astype(np.int64))
+
+    # ------------------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index) -> Detections:
+        if isinstance(index, (int, np.integer)):
+            index = [index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+
+    @property
+    def codes(self) -> list[str]:
+        """Card codes (``"KH"``, ``"JK"``) of the detections, in order."""
+        return [CLASS_NAMES[i] for i in self.class_id]
+
+    @property
+    def centers(self) -> np.ndarray:
+        return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2, (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """(n, 2) widths and heights."""
+        return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)

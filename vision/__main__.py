@@ -4,6 +4,7 @@
     synth   write a YOLO dataset of synthetic table scenes with scene ground truth
     sheet   write a contact sheet (a dozen scenes with their boxes) to judge realism
     video   play a simulated hand forward and write it as a video with per-frame ground truth
+    tiles, train, export, evaluate: the card detector (vision.detector_cli)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from vision import detector_cli
 from vision.atlas import DEFAULT_ATLAS_DIR, AtlasError
 
 
@@ -25,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (UsageError, AtlasError, OSError) as error:
+    except (UsageError, AtlasError, OSError, *detector_cli.ERRORS) as error:
         print(f"vision {args.command}: {error}", file=sys.stderr)
         return 2
 
@@ -60,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--size", default="960x540", help="WIDTHxHEIGHT (default %(default)s)")
     video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     video.set_defaults(run=_run_video)
+
+    detector_cli.add_commands(commands)
     return parser
 
 

@@ -29,6 +29,8 @@ STRIDE = 32
 #: The app's confidence threshold: evaluation reports recall and precision per card at this value.
 APP_CONFIDENCE = 0.5
 NMS_IOU = 0.5
+#: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
+MAX_DETECTIONS = 300
 
 
 class CardDetector:
@@ -79,6 +81,7 @@ def postprocess(raw: np.ndarray, conf: float, scale: float) -> Detections:
     xywh = np.stack([cx - w / 2, cy - h / 2, w, h], axis=1)
     chosen = cv2.dnn.NMSBoxes(xywh.tolist(), confidence.tolist(), conf, NMS_IOU) if len(rows) else []
     chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+    chosen = chosen[np.argsort(-confidence[chosen], kind="stable")][:MAX_DETECTIONS]
     xyxy = np.concatenate([xywh[:, :2], xywh[:, :2] + xywh[:, 2:]], axis=1)[chosen] / scale
     return Detections(xyxy, confidence[chosen], class_id[chosen])
 

@@ -1,6 +1,7 @@
 """The detector's commands of ``python -m vision``: tiles, train, export, evaluate.
 
     tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
+    classifier  train the two-stage design's index-crop classifier and score it on held-out decks
     train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
     export    write the ONNX model the fast backend runs
     evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
@@ -37,6 +38,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
     train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")
     train.set_defaults(run=_run_train)
+
+    classifier = commands.add_parser("classifier", help="train the index-crop classifier (two-stage design)")
+    classifier.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
+    classifier.add_argument("--out", type=Path, default=Path("models/index_classifier.pt"))
+    classifier.add_argument("--minutes", type=float, default=10.0, help="training wall-clock budget")
+    classifier.add_argument("--train-scenes", type=int, default=1200, help="scenes to cut crops from")
+    classifier.add_argument("--threads", type=int, default=2)
+    classifier.set_defaults(run=_run_classifier)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
     export.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS.with_suffix(".pt"))
@@ -89,6 +98,22 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
     argv = ["--data", str(args.data), "--model", args.model, "--imgsz", str(args.imgsz), "--epochs",
             str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads)]
     return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume
+
+
+def _run_classifier(args: argparse.Namespace) -> int:
+    import torch
+
+    from vision import index_classifier as ic
+
+    torch.set_num_threads(args.threads)
+    contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
+    print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
+    summary = ic.train_classifier(contexts, labels, args.out, args.minutes, log=lambda line: print(line, flush=True))
+    test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
+    accuracy = ic.crop_accuracy(ic.IndexClassifier(args.out), test_contexts, test_labels)
+    print(f"{summary['crops_seen']} crops seen in {args.minutes:g} min; held-out decks: {accuracy:.4f} of "
+          f"{len(test_labels)} ground-truth index crops named right; weights in {args.out}")
+    return 0
 
 
 def _run_export(args: argparse.Namespace) -> int:

@@ -72,7 +72,7 @@ def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
     load_torch_model(weights)  # fails with the rebuild message first
     from ultralytics import YOLO
 
-    exported = Path(YOLO(str(weights)).export(format="onnx", dynamic=True, simplify=True, device="cpu",
+    exported = Path(YOLO(str(weights)).export(format="onnx", dynamic=True, simplify=False, device="cpu",
                                               imgsz=640, verbose=False))
     if half:
         _to_fp16(exported)

@@ -59,7 +59,7 @@ def load_torch_model(path: Path):
         raise
     except Exception as error:  # torch.load / ultralytics raise many types for damaged files
         raise weights_error(path, f"not a readable ultralytics checkpoint ({type(error).__name__})") from None
-    return yolo.model.float().eval(), yolo.names
+    return yolo.model.fuse(verbose=False).float().eval(), yolo.names
 
 
 def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:

@@ -34,6 +34,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--name", default="cards", help="run name under runs/detector (default %(default)s)")
     train.add_argument("--single-class", action="store_true", help="one 'corner index' class (two-stage design)")
     train.add_argument("--threads", type=int, default=2)
+    train.add_argument("--device", default="cpu", help="cpu, or a CUDA device number (default %(default)s)")
+    train.add_argument("--hours", type=float, help="train for this long instead of --epochs")
     train.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
     train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")
@@ -84,7 +86,7 @@ def _run_train(args: argparse.Namespace) -> int:
               f"progress: python -m vision train --status --name {args.name}")
         return 0
     recipe = train.Recipe(args.data, args.model, args.imgsz, args.epochs, args.batch, args.name,
-                          args.single_class, args.threads)
+                          args.single_class, args.threads, args.device, args.hours)
     try:
         run = train.train(recipe, resume=args.resume)
     except train.TrainingError as error:
@@ -96,7 +98,8 @@ def _run_train(args: argparse.Namespace) -> int:
 def _forwarded(args: argparse.Namespace) -> list[str]:
     """The train command's own options again, to hand to the detached process."""
     argv = ["--data", str(args.data), "--model", args.model, "--imgsz", str(args.imgsz), "--epochs",
-            str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads)]
+            str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads),
+            "--device", args.device] + (["--hours", str(args.hours)] if args.hours else [])
     return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume
 
 

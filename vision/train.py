@@ -41,6 +41,8 @@ class Recipe:
     name: str = "cards"
     single_class: bool = False  #: one "corner index" class, for the two-stage design
     threads: int = 2
+    device: str = "cpu"  #: "cpu", or a CUDA device number ("0") on a GPU machine
+    hours: float | None = None  #: a wall-clock budget instead of epochs (ultralytics' ``time``)
 
 
 class TrainingError(Exception):
@@ -62,7 +64,7 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
         if not last.exists():
             raise TrainingError(f"nothing to resume: {last} does not exist (train without --resume first)")
         _extend_epochs(last, recipe.epochs)
-        YOLO(str(last)).train(resume=True, workers=recipe.threads, device="cpu")
+        YOLO(str(last)).train(resume=True, workers=recipe.threads, device=recipe.device)
     else:
         if not recipe.data.exists():
             raise TrainingError(f"{recipe.data} does not exist: run python -m vision tiles first")
@@ -70,7 +72,7 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
         YOLO(recipe.model).train(
             data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
-            device="cpu", workers=recipe.threads, pretrained=False, amp=False, plots=False,
+            device=recipe.device, time=recipe.hours, workers=recipe.threads, pretrained=False, amp=False, plots=False,
             project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
             single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
             **AUGMENTATION,

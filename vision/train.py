@@ -72,7 +72,8 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
         YOLO(recipe.model).train(
             data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
-            device=recipe.device, time=recipe.hours, workers=recipe.threads, pretrained=False, amp=False, plots=False,
+            device=recipe.device, time=recipe.hours, workers=recipe.threads, pretrained=False, plots=False,
+            amp=False,  # ultralytics' AMP check downloads a model first, which fails offline
             project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
             single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
             **AUGMENTATION,

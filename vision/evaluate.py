@@ -78,11 +78,13 @@ def average_precision(hits: np.ndarray, confidence: np.ndarray, positives: int) 
     """COCO's 101-point AP from per-find hits; also the (recall, precision) curve."""
     if positives == 0:
         return float("nan"), np.zeros(0), np.zeros(0)
+    if not len(hits):
+        return 0.0, np.zeros(0), np.zeros(0)
     order = np.argsort(-confidence, kind="stable")
     true_positives = np.cumsum(hits[order])
     recall = true_positives / positives
     precision = true_positives / np.arange(1, len(order) + 1)
-    envelope = np.maximum.accumulate(precision[::-1])[::-1] if len(precision) else precision
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
     samples = np.linspace(0, 1, 101)
     at = np.searchsorted(recall, samples, side="left")
     interpolated = np.where(at < len(envelope), envelope[np.minimum(at, len(envelope) - 1)], 0.0)
@@ -107,7 +109,10 @@ def class_aps(frames: list[Frame]) -> tuple[np.ndarray, dict]:
 
 
 def at_threshold(frames: list[Frame], conf: float) -> tuple[dict, dict, float, float, np.ndarray]:
-    """Per-card recall and precision, rank and suit accuracy, and the confusion matrix at ``conf``."""
+    """Per-card recall and precision, rank and suit accuracy, and the confusion matrix at ``conf``.
+
+    Recall is given for every card in the test scenes, precision for every card the detector named.
+    """
     confusion = np.zeros((BACKGROUND + 1, BACKGROUND + 1), dtype=np.int64)
     for frame in frames:
         found = frame.found[frame.found.confidence >= conf]
@@ -119,10 +124,11 @@ def at_threshold(frames: list[Frame], conf: float) -> tuple[dict, dict, float, f
     correct = np.diag(confusion)[:BACKGROUND]
     recall = correct / np.maximum(confusion[:BACKGROUND].sum(axis=1), 1)
     precision = correct / np.maximum(confusion[:, :BACKGROUND].sum(axis=0), 1)
-    present = confusion[:BACKGROUND].sum(axis=1) > 0
-    names = [n for n, p in zip(CLASS_NAMES, present) if p]
-    return (dict(zip(names, recall[present].round(4).tolist())), dict(zip(names, precision[present].round(4).tolist())),
-            *_rank_and_suit_accuracy(confusion), confusion)
+    in_truth = confusion[:BACKGROUND].sum(axis=1) > 0  # recall is defined for cards on the table
+    predicted = confusion[:, :BACKGROUND].sum(axis=0) > 0  # precision for cards the detector named
+    per_card = lambda values, which: {CLASS_NAMES[c]: round(float(values[c]), 4) for c in np.where(which)[0]}  # noqa: E731
+    return (per_card(recall, in_truth), per_card(precision, predicted), *_rank_and_suit_accuracy(confusion),
+            confusion)
 
 
 def _rank_and_suit_accuracy(confusion: np.ndarray) -> tuple[float, float]:
@@ -212,7 +218,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
 
 
 def summary(report: Report) -> str:
-    recalls, precisions = np.array(list(report.recall.values())), np.array(list(report.precision.values()))
+    recalls, precisions = np.array(list(report.recall.values())), np.array(list(report.precision.values()) or [0.0])
     return (f"{report.frames} frames, {report.indexes} indexes (held-out decks): mAP50 {report.map50:.3f}, "
             f"mAP50-95 {report.map50_95:.3f}; at the app threshold: per-card recall median {np.median(recalls):.3f} "
             f"(min {recalls.min():.3f}), precision median {np.median(precisions):.3f} (min {precisions.min():.3f}), "

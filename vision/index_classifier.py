@@ -11,6 +11,7 @@ detector's, scale, rotation) never runs off the stored pixels.
 
 from __future__ import annotations
 
+import pickle
 import time
 from pathlib import Path
 
@@ -128,7 +129,7 @@ class IndexClassifier:
             state = torch.load(check_exists(Path(weights)), map_location="cpu", weights_only=True)["state"]
             self.model = IndexNet()
             self.model.load_state_dict(state)
-        except (RuntimeError, KeyError, EOFError) as error:
+        except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
             raise weights_error(Path(weights), f"not an index classifier ({type(error).__name__})") from None
         self.model.eval()
 

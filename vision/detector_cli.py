@@ -53,6 +53,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS.with_suffix(".pt"))
     export.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     export.add_argument("--half", action="store_true", help="store the weights as fp16 (half the file)")
+    export.add_argument("--int8", type=Path, metavar="SCENES",
+                        help="also write an int8 model (<out>.int8.onnx) calibrated on these scenes' val images")
     export.set_defaults(run=_run_export)
 
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
@@ -123,6 +125,16 @@ def _run_export(args: argparse.Namespace) -> int:
     from vision.weights import export_onnx
 
     print(f"wrote {export_onnx(args.weights, args.out, half=args.half)}")
+    if args.int8:
+        import cv2
+
+        from vision.detector import INPUT_WIDTH
+        from vision.weights import quantize_onnx
+
+        frames = [cv2.imread(str(p)) for p in sorted((args.int8 / "images" / "val").glob("*.jpg"))[:16]]
+        if not frames:
+            raise WeightsError(f"no val images in {args.int8 / 'images' / 'val'} to calibrate int8 on")
+        print(f"wrote {quantize_onnx(args.out, args.out.with_suffix('.int8.onnx'), frames, INPUT_WIDTH)}")
     return 0
 
 

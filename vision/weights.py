@@ -10,6 +10,8 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
 
 _REBUILD = ("rebuild it: python -m vision train (see models/MODEL_CARD.md for the recipe), "
@@ -65,8 +67,8 @@ def load_torch_model(path: Path):
 def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
     """Export an ultralytics checkpoint to ONNX with dynamic input size (frames of any shape).
 
-    ``half`` stores fp16 weights: half the file, but ONNX Runtime's CPU kernels then convert on the
-    fly, so the app ships fp32 unless the size matters more than the speed.
+    ``half`` stores fp16 weights: half the file; ONNX Runtime folds the casts back to fp32 when it
+    loads the model, so it runs as fast as the fp32 file.
     """
     os.environ.setdefault("YOLO_OFFLINE", "1")
     load_torch_model(weights)  # fails with the rebuild message first
@@ -79,6 +81,33 @@ def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     if exported.resolve() != out.resolve():
         shutil.move(exported, out)
+    return out
+
+
+def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_width: int) -> Path:
+    """An int8 copy of an exported model (weights per channel, activations calibrated on frames).
+
+    About twice as fast on a CPU with int8 dot-product instructions; evaluate it before shipping it,
+    since small indexes are what quantization error hurts first.
+    """
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    from vision.detector import preprocess
+
+    class Frames(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.inputs = iter({"images": preprocess(frame, input_width)[0]} for frame in calibration)
+
+        def get_next(self):
+            return next(self.inputs, None)
+
+    prepared = out.with_suffix(".prep.onnx")
+    # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
+    quant_pre_process(str(check_exists(model)), str(prepared), skip_symbolic_shape=True)
+    quantize_static(str(prepared), str(out), Frames(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    prepared.unlink()
     return out
 
 

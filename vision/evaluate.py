@@ -40,6 +40,7 @@ class Report:
     precision: dict[str, float]
     rank_accuracy: float
     suit_accuracy: float
+    located: float  #: share of true indexes boxed by some find at the app threshold, whatever its card
     confusion: np.ndarray = field(repr=False)
     frames: int = 0
     indexes: int = 0
@@ -150,6 +151,7 @@ def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
         map50=float(np.nanmean(table[:, 0])), map50_95=float(np.nanmean(table)),
         ap50={CLASS_NAMES[c]: round(float(table[c, 0]), 4) for c in np.where(present)[0]},
         recall=recall, precision=precision, rank_accuracy=rank_accuracy, suit_accuracy=suit_accuracy,
+        located=float(confusion[:BACKGROUND, :BACKGROUND].sum() / max(confusion[:BACKGROUND].sum(), 1)),
         confusion=confusion, frames=len(frames), indexes=sum(len(f.truth) for f in frames))
     return report, curves
 
@@ -220,6 +222,6 @@ def evaluate_command(args: argparse.Namespace) -> str:
 def summary(report: Report) -> str:
     recalls, precisions = np.array(list(report.recall.values())), np.array(list(report.precision.values()) or [0.0])
     return (f"{report.frames} frames, {report.indexes} indexes (held-out decks): mAP50 {report.map50:.3f}, "
-            f"mAP50-95 {report.map50_95:.3f}; at the app threshold: per-card recall median {np.median(recalls):.3f} "
+            f"mAP50-95 {report.map50_95:.3f}; at the app threshold: {report.located:.3f} of indexes located, per-card recall median {np.median(recalls):.3f} "
             f"(min {recalls.min():.3f}), precision median {np.median(precisions):.3f} (min {precisions.min():.3f}), "
             f"rank accuracy {report.rank_accuracy:.3f}, suit accuracy {report.suit_accuracy:.3f}")

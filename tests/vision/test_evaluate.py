@@ -28,7 +28,7 @@ def test_perfect_detections_score_one():
     report, _ = score([Frame(TRUTH, TRUTH)], conf=0.5)
     assert report.map50 == pytest.approx(1) and report.map50_95 == pytest.approx(1)
     assert set(report.recall.values()) == {1.0} and set(report.precision.values()) == {1.0}
-    assert report.rank_accuracy == 1 and report.suit_accuracy == 1
+    assert report.rank_accuracy == 1 and report.suit_accuracy == 1 and report.located == 1
 
 
 def test_a_six_read_as_a_nine_lands_in_the_confusion_matrix_and_costs_recall_and_precision():

@@ -65,7 +65,8 @@ def load_torch_model(path: Path):
 
 
 def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
-    """Export an ultralytics checkpoint to ONNX with dynamic input size (frames of any shape).
+    """Export an ultralytics checkpoint to ONNX with dynamic input size (frames of any shape), and
+    put the checkpoint itself, without its optimiser state, beside it (``<out>.pt``: the reference).
 
     ``half`` stores fp16 weights: half the file; ONNX Runtime folds the casts back to fp32 when it
     loads the model, so it runs as fast as the fp32 file.
@@ -74,14 +75,25 @@ def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
     load_torch_model(weights)  # fails with the rebuild message first
     from ultralytics import YOLO
 
-    exported = Path(YOLO(str(weights)).export(format="onnx", dynamic=True, simplify=False, device="cpu",
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shipped = out.with_suffix(".pt")
+    if weights.resolve() != shipped.resolve():
+        _ship_checkpoint(weights, shipped)
+    exported = Path(YOLO(str(shipped)).export(format="onnx", dynamic=True, simplify=False, device="cpu",
                                               imgsz=640, verbose=False))
     if half:
         _to_fp16(exported)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if exported.resolve() != out.resolve():
         shutil.move(exported, out)
     return out
+
+
+def _ship_checkpoint(weights: Path, target: Path) -> None:
+    """The weights (EMA, fp16) of a training checkpoint, without the optimiser: a third of the file."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    if not strip_optimizer(weights, str(target)):
+        raise weights_error(weights, "not an ultralytics training checkpoint")
 
 
 def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_width: int) -> Path:
@@ -125,5 +137,7 @@ def _to_fp16(path: Path) -> None:
         tensor.CopyFrom(half)
         original = tensor.name[: -len("_fp16")]
         cast_nodes.append(onnx.helper.make_node("Cast", [tensor.name], [original], to=onnx.TensorProto.FLOAT))
-    model.graph.node[:0] = cast_nodes
+    nodes = cast_nodes + list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
     onnx.save(model, str(path))

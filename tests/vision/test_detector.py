@@ -107,3 +107,14 @@ def test_the_cli_reports_missing_weights_in_one_line(tmp_path):
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert "no such weights file" in result.stderr
 
+
+
+def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_path):
+    from vision.weights import export_onnx
+
+    half = export_onnx(random_model.with_suffix(".pt"), tmp_path / "half.onnx", half=True)
+    assert half.stat().st_size < 0.6 * random_model.stat().st_size
+    assert (tmp_path / "half.pt").exists()  # the reference checkpoint travels with it
+    tensor, _ = preprocess(frame, 640)
+    full = CardDetector(random_model, input_width=640)._run(tensor)
+    np.testing.assert_allclose(CardDetector(half, input_width=640)._run(tensor), full, rtol=2e-2, atol=2e-2)

@@ -94,11 +94,15 @@ def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
 
 
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
-                     seed: int = 0, log=print) -> dict:
-    """Train for a wall-clock budget; saves ``{"state": ..., "crops_seen": ...}`` to ``out``."""
+                     seed: int = 0, log=print, init: Path | None = None) -> dict:
+    """Train for a wall-clock budget (continuing ``init`` if given); saves ``{"state", "crops_seen",
+    "minutes"}`` to ``out``, the counts including those of ``init``."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    model = IndexNet()
+    model, before = IndexNet(), {"crops_seen": 0, "minutes": 0.0}
+    if init:
+        before = torch.load(init, map_location="cpu", weights_only=True)
+        model.load_state_dict(before["state"])
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     deadline, seen, step = time.monotonic() + minutes * 60, 0, 0
@@ -113,7 +117,8 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         seen, step = seen + batch, step + 1
         if step % 50 == 0:
             log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
-    summary = {"state": model.state_dict(), "crops_seen": seen, "minutes": minutes}
+    summary = {"state": model.state_dict(), "crops_seen": before["crops_seen"] + seen,
+               "minutes": before["minutes"] + minutes}
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(summary, out)
     return summary

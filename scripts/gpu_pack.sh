@@ -3,8 +3,9 @@
 # OpenCV and pandas, but no ultralytics, albumentations, PySide6 or network) into .gpu/, which git
 # ignores (.git/info/exclude) and the device tool carries. Run here, in the repository root:
 #
-#   scripts/gpu_pack.sh [weights.pt]      # weights to fine-tune; default: train from yolov8n.yaml
+#   scripts/gpu_pack.sh
 #
+# The device run fine-tunes models/cards.pt (tracked, so it travels anyway) when it exists.
 # Then, with the device tool: run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600).
 # Everything that travels (tracked files + .gpu) must stay under 64 MiB; this prints the total.
 set -euo pipefail
@@ -64,6 +65,5 @@ EOF
   -d .gpu/whl albumentations==2.0.8 albucore==0.0.24 pydantic==2.14.4 pydantic-core==2.50.5 \
   annotated-types==0.8.0 typing-inspection==0.4.5 simsimd==6.5.16 stringzilla==5.3.2
 
-[ $# -ge 1 ] && cp "$1" .gpu/init.pt
 du -sh .gpu
-echo "tracked files: $(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1) bytes; keep the sum under 64 MiB"
+echo "tracked files: $(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1) bytes; the sum must stay under 64 MiB"

@@ -5,7 +5,7 @@
 #   run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600)
 #
 # Makes fresh scenes from the carried atlas on the 16 cores, cuts them into tiles, trains on the
-# GPU for TRAIN_HOURS (fine-tuning .gpu/init.pt when it was packed), and leaves in $OUT: best.pt,
+# GPU for TRAIN_HOURS (fine-tuning models/cards.pt when it exists), and leaves in $OUT: best.pt,
 # last.pt, results.csv and train.log. Back here: copy best.pt to models/cards.pt, then
 # python -m vision export, python -m vision evaluate, and update models/MODEL_CARD.md.
 set -uo pipefail
@@ -27,7 +27,7 @@ python3 -m vision tiles --scenes /tmp/scenes --out /tmp/tiles || exit 1
 echo "data ready in $(( $(date +%s) - start )) s"
 
 model=yolov8n.yaml
-[ -f .gpu/init.pt ] && model=.gpu/init.pt
+[ -f models/cards.pt ] && model=models/cards.pt
 python3 -m vision train --data /tmp/tiles/data.yaml --model "$model" --name gpu --device 0 \
   --batch 64 --threads 16 --hours "$TRAIN_HOURS" --epochs 100
 cp runs/detector/gpu/weights/best.pt runs/detector/gpu/weights/last.pt runs/detector/gpu/results.csv "$OUT/"

@@ -11,11 +11,13 @@ pads it to a multiple of the network's stride. Post-processing keeps boxes over 
 threshold and suppresses overlaps whatever their class: one corner index is one card.
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
-network finds "a corner index" (one class) and the classifier names each crop.
+network finds "a corner index" (one class) and the classifier names each crop. A one-class model
+loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given.
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import cv2
@@ -31,6 +33,8 @@ APP_CONFIDENCE = 0.5
 NMS_IOU = 0.5
 #: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
 MAX_DETECTIONS = 300
+#: A one-class model (the two-stage design) is named by the classifier of this name beside it.
+CLASSIFIER_NAME = "index_classifier.pt"
 
 
 class CardDetector:
@@ -40,9 +44,13 @@ class CardDetector:
             raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
         weights = Path(weights)
         if backend == "onnx":
-            self._run = _onnx_runner(weights.with_suffix(".onnx"), threads)
+            self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         else:
-            self._run = _torch_runner(weights.with_suffix(".pt"), threads)
+            self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
+        if classes == 1 and classifier is None:  # the two-stage design: its classifier ships beside it
+            from vision.index_classifier import IndexClassifier
+
+            classifier = IndexClassifier(weights.parent / CLASSIFIER_NAME)
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
@@ -89,7 +97,9 @@ def postprocess(raw: np.ndarray, conf: float, scale: float) -> Detections:
 def _onnx_runner(path: Path, threads: int | None):
     session = load_onnx_session(path, threads)
     input_name = session.get_inputs()[0].name
-    return lambda tensor: session.run(None, {input_name: tensor})[0]
+    # ultralytics writes the class names into the model's metadata; the output's shape is symbolic.
+    names = ast.literal_eval(session.get_modelmeta().custom_metadata_map.get("names", "{}"))
+    return (lambda tensor: session.run(None, {input_name: tensor})[0]), len(names)
 
 
 def _torch_runner(path: Path, threads: int | None):
@@ -97,12 +107,12 @@ def _torch_runner(path: Path, threads: int | None):
 
     if threads:
         torch.set_num_threads(threads)
-    model, _ = load_torch_model(path)
+    model, names = load_torch_model(path)
 
     def run(tensor: np.ndarray) -> np.ndarray:
         with torch.inference_mode():
             output = model(torch.from_numpy(tensor))
         return (output[0] if isinstance(output, (list, tuple)) else output).numpy()
 
-    return run
+    return run, len(names)
 

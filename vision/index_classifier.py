@@ -131,14 +131,17 @@ class IndexClassifier:
     """Names the boxes of a one-class detector: class = the crop's best card, confidence = product."""
 
     def __init__(self, weights: Path) -> None:
-        from vision.weights import check_exists, weights_error
+        from vision.weights import WeightsError
 
+        rebuild = f"rebuild it: python -m vision classifier --out {weights} (see models/MODEL_CARD.md)"
+        if not Path(weights).is_file():
+            raise WeightsError(f"{weights}: no such classifier file; {rebuild}")
         try:
-            state = torch.load(check_exists(Path(weights)), map_location="cpu", weights_only=True)["state"]
+            state = torch.load(weights, map_location="cpu", weights_only=True)["state"]
             self.model = IndexNet()
             self.model.load_state_dict(state)
         except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
-            raise weights_error(Path(weights), f"not an index classifier ({type(error).__name__})") from None
+            raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
         self.model.eval()
 
     def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:

@@ -6,8 +6,10 @@ export); ``models/cards.onnx`` is what the app runs through ONNX Runtime.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -114,12 +116,14 @@ def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_w
         def get_next(self):
             return next(self.inputs, None)
 
-    prepared = out.with_suffix(".prep.onnx")
-    # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
-    quant_pre_process(str(check_exists(model)), str(prepared), skip_symbolic_shape=True)
-    quantize_static(str(prepared), str(out), Frames(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    prepared.unlink()
+    model, out = check_exists(model).resolve(), out.resolve()
+    # The quantizer leaves a large scratch file in the working directory: give it a temporary one.
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+        prepared = Path(scratch) / "prepared.onnx"
+        # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
+        quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
+        quantize_static(str(prepared), str(out), Frames(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     return out
 
 

@@ -25,21 +25,25 @@ from vision.weights import WeightsError
 RANDOM_MODEL_CONF = 1e-4
 
 
-@pytest.fixture(scope="session")
-def random_model(tmp_path_factory) -> Path:
-    """An untrained 53-class YOLOv8n saved as an ultralytics checkpoint and exported to ONNX."""
+def random_yolo(folder: Path, names: list[str]) -> Path:
+    """An untrained YOLOv8n saved as an ultralytics checkpoint and exported to ONNX."""
     import torch
     from ultralytics.nn.tasks import DetectionModel
 
-    from vision.classes import CLASS_NAMES
     from vision.weights import export_onnx
 
-    folder = tmp_path_factory.mktemp("model")
     torch.manual_seed(0)
-    model = DetectionModel("yolov8n.yaml", nc=len(CLASS_NAMES), verbose=False)
-    model.names = dict(enumerate(CLASS_NAMES))
+    model = DetectionModel("yolov8n.yaml", nc=len(names), verbose=False)
+    model.names = dict(enumerate(names))
     torch.save({"model": model.half(), "train_args": {}}, folder / "cards.pt")
     return export_onnx(folder / "cards.pt", folder / "cards.onnx")
+
+
+@pytest.fixture(scope="session")
+def random_model(tmp_path_factory) -> Path:
+    from vision.classes import CLASS_NAMES
+
+    return random_yolo(tmp_path_factory.mktemp("model"), list(CLASS_NAMES))
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +122,19 @@ def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_
     tensor, _ = preprocess(frame, 640)
     full = CardDetector(random_model, input_width=640)._run(tensor)
     np.testing.assert_allclose(CardDetector(half, input_width=640)._run(tensor), full, rtol=2e-2, atol=2e-2)
+
+
+def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame):
+    import torch
+
+    from vision.index_classifier import IndexNet
+
+    model = random_yolo(tmp_path, ["index"])
+    with pytest.raises(WeightsError, match="python -m vision classifier"):
+        CardDetector(model)
+    torch.save({"state": IndexNet().state_dict(), "crops_seen": 0, "minutes": 0.0}, tmp_path / "index_classifier.pt")
+    for backend in ("onnx", "ultralytics"):
+        detector = CardDetector(model, backend=backend, conf=RANDOM_MODEL_CONF, input_width=640)
+        assert detector.classifier is not None
+    found = detector.detect(frame)
+    assert len(found) and found.class_id.max() < 53

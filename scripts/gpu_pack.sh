@@ -24,8 +24,9 @@ import json, shutil, sys
 from pathlib import Path
 source, target = Path(sys.argv[1]), Path(sys.argv[2])
 index = json.loads((source / "atlas.json").read_text())
-held_out = sorted(d for d, e in index["decks"].items() if e["split"] == "test")
-dropped = set(held_out[1:])
+size = lambda deck: sum(f.stat().st_size for f in (source / deck).rglob("*") if f.is_file())
+held_out = sorted((d for d, e in index["decks"].items() if e["split"] == "test"), key=size)
+dropped = set(held_out[1:])  # the smallest stays
 index["decks"] = {d: e for d, e in index["decks"].items() if d not in dropped}
 target.mkdir(parents=True)
 for deck in index["decks"]:

@@ -122,7 +122,10 @@ def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_w
         prepared = Path(scratch) / "prepared.onnx"
         # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
         quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
+        # Convolutions only: the head concatenates box pixels (0-1280) with class scores (0-1), and one
+        # int8 scale for both would round every score to zero.
         quantize_static(str(prepared), str(out), Frames(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        op_types_to_quantize=["Conv"],
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     return out
 

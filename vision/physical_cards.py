@@ -21,13 +21,16 @@ import numpy as np
 from vision.detections import Detections
 from vision.team_areas import TableFrame
 
-#: Index diagonal (top-left index centre to bottom-right index centre) in index sizes, when a frame
-#: shows no card with both indexes; the median over the decks' measured indexes.
-PRIOR_DIAGONAL = np.array([3.9, 5.0])
+#: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
+#: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
+PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: A pair of indexes matches a corner-to-corner offset when its length is within this share of it.
-LENGTH_TOLERANCE = 0.28
-#: Two indexes of one card never have another card's index between them, within this many index sizes.
-BETWEEN_MARGIN = 0.25
+LENGTH_TOLERANCE = 0.2
+#: ... and its direction within this many degrees (fanned cards are turned up to about 30°).
+TURN_TOLERANCE = 32.0
+#: Two indexes of one card never have another card's index on the way between them, within this
+#: many index sizes.
+BETWEEN_MARGIN = 0.6
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class CardsSeen:
 
 def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     if not len(detections):
-        return CardsSeen((), tuple(PRIOR_DIAGONAL * 10.0))
+        return CardsSeen((), (1.0, 1.0))
     sides = frame.sides(detections.centers)
     upright = frame.to_frame(detections.centers)
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
@@ -66,7 +69,7 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     diagonal = _diagonal(detections.class_id, upright, sizes, sides)
     groups = _pair(detections.class_id, upright, sizes, sides, diagonal)
     cards = tuple(_card(detections, members, upright, sizes, sides, diagonal) for members in groups)
-    return CardsSeen(cards, tuple(diagonal * float(np.median(sizes))))
+    return CardsSeen(cards, tuple(map(float, diagonal)))
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
@@ -91,27 +94,47 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
 
 
 def _diagonal(class_id, upright, sizes, sides) -> np.ndarray:
-    """The median index diagonal, in index sizes, of pairs that can only be one card's two indexes."""
-    found = []
+    """The index diagonal that most same-class pairs agree on, in frame units (the densest offset,
+    so that pairs of two different cards, scattered, do not pull it); from the decks' typical index
+    size when no pair fits."""
+    offsets = []
     for i, j in _candidate_pairs(class_id, sides):
         first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
-        offset = (upright[second] - upright[first]) / ((sizes[i] + sizes[j]) / 2)
+        offset = upright[second] - upright[first]
         angle = np.degrees(np.arctan2(offset[1], offset[0]))
-        if 35 <= angle <= 65 and 0.55 <= np.hypot(*offset) / np.hypot(*PRIOR_DIAGONAL) <= 1.8 \
-                and not _anything_between(first, second, upright, sizes, class_id):
-            found.append(offset)
-    return np.median(found, axis=0) if found else PRIOR_DIAGONAL
+        in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
+        if 30 <= angle <= 70 and 2.0 <= in_sizes <= 12.0:
+            offsets.append(offset)
+    if not offsets:
+        return PRIOR_DIAGONAL * float(np.median(sizes))
+    offsets = np.array(offsets)
+    close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
+    prior = PRIOR_DIAGONAL * float(np.median(sizes))
+    best = np.argmax(close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior))
+    return np.median(offsets[close[best]], axis=0)
+
+
+def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
+    """(direction in degrees, length) from one index of a card to another: along the top, down the
+    side, and the two diagonals."""
+    slope = float(np.degrees(np.arctan2(diagonal[1], diagonal[0])))
+    length = float(np.hypot(*diagonal))
+    return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
 def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first (union-find)."""
-    lengths = (np.hypot(*diagonal), diagonal[0], diagonal[1])
+    offsets = _corner_offsets(diagonal)
     scored = []
     for i, j in _candidate_pairs(class_id, sides):
-        scale = (sizes[i] + sizes[j]) / 2
-        length = np.hypot(*(upright[j] - upright[i])) / scale
-        misfit = min(abs(length - expected) / expected for expected in lengths)
-        if misfit <= LENGTH_TOLERANCE:
+        first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
+        step = upright[second] - upright[first]
+        length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
+        misfit = min((abs(length - expected) / expected + abs(angle - direction) / 180.0
+                      for direction, expected in offsets
+                      if abs(length - expected) <= LENGTH_TOLERANCE * expected and abs(angle - direction) <= TURN_TOLERANCE),
+                     default=np.inf)
+        if misfit < np.inf:
             scored.append((misfit, i, j))
     parent = list(range(len(class_id)))
 
@@ -134,23 +157,22 @@ def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
 
 
 def _anything_between(i: int, j: int, upright, sizes, class_id) -> bool:
-    """Whether an index of another card lies in the rectangle spanned by indexes ``i`` and ``j``."""
-    margin = BETWEEN_MARGIN * (sizes[i] + sizes[j]) / 2
-    low = np.minimum(upright[i], upright[j]) - margin
-    high = np.maximum(upright[i], upright[j]) + margin
-    inside = np.all((upright >= low) & (upright <= high), axis=1)
-    inside[[i, j]] = False
-    # The same card's other corners (four-index decks) lie at the rectangle's corners: not in the way.
-    return bool(np.any(inside & (class_id != class_id[i])))
+    """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
+    two identical ones of a column or row)."""
+    near = BETWEEN_MARGIN * (sizes[i] + sizes[j]) / 2
+    start, way = upright[i], upright[j] - upright[i]
+    along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
+    distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
+    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i])
+    return bool(between.any())
 
 
 def _card(detections: Detections, members: list[int], upright, sizes, sides, diagonal) -> SeenCard:
     members = sorted(members)
     points = upright[members]
-    scale = float(np.mean(sizes[members]))
     top_left = points.min(axis=0)
     # One index alone is taken as the top-left one: lower corners are the ones later cards cover.
-    centre = top_left + diagonal * scale / 2
+    centre = top_left + diagonal / 2
     confidence = 1.0 - float(np.prod(1.0 - detections.confidence[members]))
     boxes = detections.xyxy[members]
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))

@@ -18,8 +18,9 @@ from companion.cards import Card
 from vision.physical_cards import CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 
-#: Cards whose centres lie within this many card heights of the table's middle line are the middle's.
-MIDDLE_BAND = 0.6
+#: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
+#: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
+MIDDLE_BAND = 0.5
 #: A group starting further out than this many card heights is a partner's spread hand.
 HAND_LINE = 2.45
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
@@ -28,42 +29,74 @@ STEP = (0.6, 0.55)
 
 def group_cards(seen: CardsSeen, image_size: tuple[int, int]) -> TableReading:
     width, height = seen.card_size
-    middle = [c for c in seen.cards if abs(c.centre[1]) < MIDDLE_BAND * height]
+    middle = [c for c in seen.cards if abs(c.index_y) < MIDDLE_BAND * height]
     teams = {}
     for team in TEAMS:
         side = [c for c in seen.cards if c.side == team and c not in middle]
-        teams[team] = _team_reading(_linked_groups(side, width, height), height)
+        teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
     discard, turn_card = _middle(middle)
     return TableReading(image_size, teams, discard, turn_card)
 
 
 def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:
-    """Cards joined by one-step links, each group in reading order (down a column, along a row)."""
+    """Cards joined by one-step links (down a column, along a row or a fan)."""
     points = np.array([c.top_left for c in cards]).reshape(-1, 2)
     near = (np.abs(points[:, None, 0] - points[None, :, 0]) < STEP[0] * width) & \
            (np.abs(points[:, None, 1] - points[None, :, 1]) < STEP[1] * height)
+    if not len(cards):
+        return []
     _, label = connected_components(csr_matrix(near), directed=False)
     groups: dict[int, list[SeenCard]] = {}
     for card, lab in zip(cards, label):
         groups.setdefault(lab, []).append(card)
-    return [sorted(g, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0])) for g in groups.values()]
+    return list(groups.values())
 
 
-def _team_reading(groups: list[list[SeenCard]], height: float) -> TeamReading:
-    melds, piles, threes, hands = [], [], [], []
-    for group in sorted(groups, key=lambda g: min(c.top_left[0] for c in g)):
-        x = float(np.mean([c.centre[0] for c in group]))
-        if min(c.centre[1] for c in group) > HAND_LINE * height:
-            hands.append(group)
-            continue
-        row_threes = [c for c in group if Card.parse(c.code).is_three]
-        threes += row_threes
-        rest = [c for c in group if c not in row_threes]
-        if len(rest) == 1:
-            piles.append(CanastaPile(_read(rest[0]), x))
-        elif rest:
-            melds.append(ReadMeld(tuple(_read(c) for c in rest), x))
-    return TeamReading(tuple(melds), tuple(piles), tuple(_read(c) for c in threes), _two_hands(hands))
+def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
+    hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height]
+    laid = [c for g in groups if g not in hands for c in g]
+    threes = [c for c in laid if Card.parse(c.code).is_three]
+    melds, piles = [], []
+    for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
+        x = float(np.mean([c.centre[0] for c in cards]))
+        if len(cards) == 1:
+            piles.append(CanastaPile(_read(cards[0]), x))
+        else:
+            melds.append(ReadMeld(tuple(_read(c) for c in _in_reading_order(cards, height)), x))
+    return TeamReading(tuple(sorted(melds, key=lambda m: m.x)), tuple(sorted(piles, key=lambda p: p.x)),
+                       tuple(_read(c) for c in sorted(threes, key=lambda c: c.top_left[0])), _two_hands(hands))
+
+
+def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:
+    """A team melds each rank once, so its natural cards of one rank are one meld (adjacent fans
+    interleave, so position alone cannot tell them apart); wild cards join the meld they sit in (a
+    natural card one step away, through other wild cards), or else make a wild-card meld."""
+    naturals: dict[str, list[SeenCard]] = {}
+    wilds = []
+    for card in cards:
+        parsed = Card.parse(card.code)
+        if parsed.is_wild:
+            wilds.append(card)
+        else:
+            naturals.setdefault(parsed.rank, []).append(card)
+    melds = list(naturals.values())
+    for chain in _linked_groups(wilds, width, height):
+        near = [(abs(n.top_left[0] - w.top_left[0]) / width + abs(n.top_left[1] - w.top_left[1]) / height, i)
+                for i, meld in enumerate(melds[:len(naturals)]) for n in meld for w in chain
+                if _one_step(n, w, width, height)]
+        if near:
+            melds[min(near)[1]] += chain
+        else:
+            melds.append(chain)
+    return melds
+
+
+def _one_step(a: SeenCard, b: SeenCard, width: float, height: float) -> bool:
+    return abs(a.top_left[0] - b.top_left[0]) < STEP[0] * width and abs(a.top_left[1] - b.top_left[1]) < STEP[1] * height
+
+
+def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
+    return sorted(cards, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0]))
 
 
 def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:

@@ -25,7 +25,7 @@ from vision.team_areas import TableFrame
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: A pair of indexes matches a corner-to-corner offset when its length is within this share of it.
-LENGTH_TOLERANCE = 0.2
+LENGTH_TOLERANCE = 0.35
 #: ... and its direction within this many degrees (fanned cards are turned up to about 30°).
 TURN_TOLERANCE = 32.0
 #: Two indexes of one card never have another card's index on the way between them, within this
@@ -44,6 +44,7 @@ class SeenCard:
     side: str  #: the team side of the frame it lies on ("A" or "B")
     top_left: tuple[float, float]  #: its top-left index in the side's upright frame
     centre: tuple[float, float]  #: estimated card centre in the side's upright frame
+    index_y: float  #: mean distance of its indexes from the table's middle line, upright frame
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,9 @@ class CardsSeen:
 
     @property
     def card_size(self) -> tuple[float, float]:
-        """Typical card width and height in upright frame units (the indexes sit inside the corners)."""
-        return self.diagonal[0] / 0.78, self.diagonal[1] / 0.72
+        """Typical card width and height in upright frame units, from the diagonal's width: decks
+        inset their indexes from the sides alike, far more than from the top and bottom."""
+        return self.diagonal[0] / 0.74, self.diagonal[0] / 0.52
 
 
 def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
@@ -177,4 +179,5 @@ def _card(detections: Detections, members: list[int], upright, sizes, sides, dia
     boxes = detections.xyxy[members]
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
-                    str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)))
+                    str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
+                    float(points[:, 1].mean()))

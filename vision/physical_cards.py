@@ -25,12 +25,12 @@ from vision.team_areas import TableFrame
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: A pair of indexes matches a corner-to-corner offset when its length is within this share of it.
-LENGTH_TOLERANCE = 0.35
+LENGTH_TOLERANCE = 0.22
 #: ... and its direction within this many degrees (fanned cards are turned up to about 30°).
-TURN_TOLERANCE = 32.0
+TURN_TOLERANCE = 22
 #: Two indexes of one card never have another card's index on the way between them, within this
-#: many index sizes.
-BETWEEN_MARGIN = 0.6
+#: share of the index diagonal.
+BETWEEN_MARGIN = 0.12
 
 
 @dataclass(frozen=True)
@@ -151,21 +151,21 @@ def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
         ri, rj = root(i), root(j)
         if ri == rj or len(members[ri]) + len(members[rj]) > 4:
             continue
-        if _anything_between(i, j, upright, sizes, class_id):
+        if _anything_between(i, j, upright, diagonal, class_id, sides):
             continue
         parent[rj] = ri
         members[ri] += members.pop(rj)
     return list(members.values())
 
 
-def _anything_between(i: int, j: int, upright, sizes, class_id) -> bool:
+def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:
     """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
     two identical ones of a column or row)."""
-    near = BETWEEN_MARGIN * (sizes[i] + sizes[j]) / 2
+    near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, way = upright[i], upright[j] - upright[i]
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
-    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i])
+    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
     return bool(between.any())
 
 

@@ -25,9 +25,9 @@ from vision.team_areas import TableFrame
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: A pair of indexes matches a corner-to-corner offset when its length is within this share of it.
-LENGTH_TOLERANCE = 0.22
-#: ... and its direction within this many degrees (fanned cards are turned up to about 30°).
-TURN_TOLERANCE = 22
+LENGTH_TOLERANCE = 0.15
+#: ... and its direction within this many degrees.
+TURN_TOLERANCE = 15.0
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12

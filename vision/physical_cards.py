@@ -125,37 +125,36 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
 
 
 def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
-    """Detections grouped into cards, best-fitting pairs first (union-find)."""
+    """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
+    index of one fits every index of the other (two identical cards of a column, each showing two
+    corners, would otherwise join through the one pair that happens to fit)."""
     offsets = _corner_offsets(diagonal)
-    scored = []
+    fits = {}
     for i, j in _candidate_pairs(class_id, sides):
-        first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
-        step = upright[second] - upright[first]
-        length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
-        misfit = min((abs(length - expected) / expected + abs(angle - direction) / 180.0
-                      for direction, expected in offsets
-                      if abs(length - expected) <= LENGTH_TOLERANCE * expected and abs(angle - direction) <= TURN_TOLERANCE),
-                     default=np.inf)
-        if misfit < np.inf:
-            scored.append((misfit, i, j))
-    parent = list(range(len(class_id)))
-
-    def root(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    members = {k: [k] for k in range(len(class_id))}
-    for _, i, j in sorted(scored):
-        ri, rj = root(i), root(j)
-        if ri == rj or len(members[ri]) + len(members[rj]) > 4:
+        misfit = _misfit(upright[i], upright[j], offsets)
+        if misfit < np.inf and not _anything_between(i, j, upright, diagonal, class_id, sides):
+            fits[(i, j)] = fits[(j, i)] = misfit
+    card_of = {k: [k] for k in range(len(class_id))}
+    for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
+        a, b = card_of[i], card_of[j]
+        if a is b or len(a) + len(b) > 4 or not all((m, n) in fits for m in a for n in b):
             continue
-        if _anything_between(i, j, upright, diagonal, class_id, sides):
-            continue
-        parent[rj] = ri
-        members[ri] += members.pop(rj)
-    return list(members.values())
+        a += b
+        for k in b:
+            card_of[k] = a
+    return list({id(card): card for card in card_of.values()}.values())
+
+
+def _misfit(p: np.ndarray, q: np.ndarray, offsets) -> float:
+    """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
+    (infinite when beyond the tolerances)."""
+    first, second = (p, q) if p.sum() <= q.sum() else (q, p)
+    step = second - first
+    length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
+    return min((abs(length - expected) / expected + abs(angle - direction) / 180.0
+                for direction, expected in offsets
+                if abs(length - expected) <= LENGTH_TOLERANCE * expected and abs(angle - direction) <= TURN_TOLERANCE),
+               default=np.inf)
 
 
 def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:

@@ -24,10 +24,10 @@ from vision.team_areas import TableFrame
 #: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
-#: A pair of indexes matches a corner-to-corner offset when its length is within this share of it.
-LENGTH_TOLERANCE = 0.15
-#: ... and its direction within this many degrees.
-TURN_TOLERANCE = 15.0
+#: A pair of indexes matches a corner-to-corner offset when its length is within this share of it
+#: and its direction within this many degrees; loosely for indexes no strict pair took.
+STRICT = (0.15, 15.0)
+LOOSE = (0.35, 35.0)
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -127,14 +127,24 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
 def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
-    corners, would otherwise join through the one pair that happens to fit)."""
+    corners, would otherwise join through the one pair that happens to fit). Indexes still alone
+    then pair more loosely: a fanned card is turned, a card of another deck (the jokers often are)
+    has its indexes elsewhere."""
+    card_of = {k: [k] for k in range(len(class_id))}
+    _join(card_of, class_id, upright, sides, diagonal, STRICT)
+    _join(card_of, class_id, upright, sides, diagonal, LOOSE, alone_only=True)
+    return list({id(card): card for card in card_of.values()}.values())
+
+
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonal, tolerance, alone_only=False) -> None:
     offsets = _corner_offsets(diagonal)
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
-        misfit = _misfit(upright[i], upright[j], offsets)
+        if alone_only and (len(card_of[i]) > 1 or len(card_of[j]) > 1):
+            continue
+        misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         if misfit < np.inf and not _anything_between(i, j, upright, diagonal, class_id, sides):
             fits[(i, j)] = fits[(j, i)] = misfit
-    card_of = {k: [k] for k in range(len(class_id))}
     for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
         a, b = card_of[i], card_of[j]
         if a is b or len(a) + len(b) > 4 or not all((m, n) in fits for m in a for n in b):
@@ -142,10 +152,9 @@ def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
         a += b
         for k in b:
             card_of[k] = a
-    return list({id(card): card for card in card_of.values()}.values())
 
 
-def _misfit(p: np.ndarray, q: np.ndarray, offsets) -> float:
+def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
     """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
     (infinite when beyond the tolerances)."""
     first, second = (p, q) if p.sum() <= q.sum() else (q, p)
@@ -153,7 +162,7 @@ def _misfit(p: np.ndarray, q: np.ndarray, offsets) -> float:
     length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
     return min((abs(length - expected) / expected + abs(angle - direction) / 180.0
                 for direction, expected in offsets
-                if abs(length - expected) <= LENGTH_TOLERANCE * expected and abs(angle - direction) <= TURN_TOLERANCE),
+                if abs(length - expected) <= tolerance[0] * expected and abs(angle - direction) <= tolerance[1]),
                default=np.inf)
 
 

@@ -28,6 +28,9 @@ PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: and its direction within this many degrees; loosely for indexes no strict pair took.
 STRICT = (0.15, 15.0)
 LOOSE = (0.35, 35.0)
+#: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
+MAX_DESIGNS = 3
+MIN_SUPPORT = 2
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -68,10 +71,10 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     upright = frame.to_frame(detections.centers)
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
     sizes = _index_sizes(detections, frame)
-    diagonal = _diagonal(detections.class_id, upright, sizes, sides)
-    groups = _pair(detections.class_id, upright, sizes, sides, diagonal)
-    cards = tuple(_card(detections, members, upright, sizes, sides, diagonal) for members in groups)
-    return CardsSeen(cards, tuple(map(float, diagonal)))
+    diagonals = _diagonals(detections.class_id, upright, sizes, sides)
+    groups = _pair(detections.class_id, upright, sides, diagonals)
+    cards = tuple(_card(detections, members, upright, sides, diagonals[0]) for members in groups)
+    return CardsSeen(cards, tuple(map(float, diagonals[0])))
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
@@ -95,9 +98,10 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
                     yield i, j
 
 
-def _diagonal(class_id, upright, sizes, sides) -> np.ndarray:
-    """The index diagonal that most same-class pairs agree on, in frame units (the densest offset,
-    so that pairs of two different cards, scattered, do not pull it); from the decks' typical index
+def _diagonals(class_id, upright, sizes, sides) -> list[np.ndarray]:
+    """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
+    densest offsets (pairs of two different cards, scattered, support none), one per deck design in
+    view (a pack is often two decks, and jokers come from a third); from the decks' typical index
     size when no pair fits."""
     offsets = []
     for i, j in _candidate_pairs(class_id, sides):
@@ -107,13 +111,21 @@ def _diagonal(class_id, upright, sizes, sides) -> np.ndarray:
         in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
         if 30 <= angle <= 70 and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
+    prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:
-        return PRIOR_DIAGONAL * float(np.median(sizes))
+        return [prior]
     offsets = np.array(offsets)
     close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
-    prior = PRIOR_DIAGONAL * float(np.median(sizes))
-    best = np.argmax(close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior))
-    return np.median(offsets[close[best]], axis=0)
+    support = close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)
+    found, free = [], np.ones(len(offsets), bool)
+    while free.any() and len(found) < MAX_DESIGNS:
+        best = int(np.argmax(np.where(free, support, -np.inf)))
+        if found and support[best] < MIN_SUPPORT:
+            break
+        found.append(np.median(offsets[close[best] & free], axis=0))
+        free &= ~close[best]
+        support = np.where(free, (close & free[None]).sum(axis=1), -np.inf)
+    return found
 
 
 def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
@@ -124,26 +136,26 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sizes, sides, diagonal) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Indexes still alone
     then pair more loosely: a fanned card is turned, a card of another deck (the jokers often are)
     has its indexes elsewhere."""
     card_of = {k: [k] for k in range(len(class_id))}
-    _join(card_of, class_id, upright, sides, diagonal, STRICT)
-    _join(card_of, class_id, upright, sides, diagonal, LOOSE, alone_only=True)
+    _join(card_of, class_id, upright, sides, diagonals, STRICT)
+    _join(card_of, class_id, upright, sides, diagonals, LOOSE, alone_only=True)
     return list({id(card): card for card in card_of.values()}.values())
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonal, tolerance, alone_only=False) -> None:
-    offsets = _corner_offsets(diagonal)
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, alone_only=False) -> None:
+    offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if alone_only and (len(card_of[i]) > 1 or len(card_of[j]) > 1):
             continue
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
-        if misfit < np.inf and not _anything_between(i, j, upright, diagonal, class_id, sides):
+        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
             fits[(i, j)] = fits[(j, i)] = misfit
     for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
         a, b = card_of[i], card_of[j]
@@ -177,7 +189,7 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> boo
     return bool(between.any())
 
 
-def _card(detections: Detections, members: list[int], upright, sizes, sides, diagonal) -> SeenCard:
+def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)

@@ -55,6 +55,7 @@ def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[l
 def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height]
     laid = [c for g in groups if g not in hands for c in g]
+    hands = [g for g in hands if not _lower_index_of(g, laid, width, height)]
     threes = [c for c in laid if Card.parse(c.code).is_three]
     melds, piles = [], []
     for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
@@ -97,6 +98,16 @@ def _one_step(a: SeenCard, b: SeenCard, width: float, height: float) -> bool:
 
 def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
     return sorted(cards, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0]))
+
+
+def _lower_index_of(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
+    """Whether a lone card past the hand line is the lower index of a meld's last card, left
+    unpaired (a deck whose indexes sit elsewhere, such as the jokers')."""
+    if len(group) > 1:
+        return False
+    lone = group[0]
+    return any(card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
+               and 0 < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in laid)
 
 
 def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:

@@ -128,9 +128,14 @@ class TableFrame:
         return np.where(self.to_frame(image_points)[:, 1] >= 0, "A", "B")
 
     def area_outlines(self, image_size: tuple[int, int]) -> dict[str, np.ndarray]:
-        """Each team's area as an image polygon, to draw: the set areas, or the two halves."""
+        """Each team's area as an image polygon, to draw: the set areas, or the two halves (of the
+        table's top-down view when the perspective is set, else of the frame)."""
         if self.setup.areas is not None:
             return dict(self.setup.areas)
+        if self.setup.perspective is not None:
+            half = TOP_DOWN_SIDE / 2
+            return {"B": self.to_image(np.array([[-half, -half], [half, -half], [half, 0], [-half, 0]])),
+                    "A": self.to_image(np.array([[-half, 0], [half, 0], [half, half], [-half, half]]))}
         width, height = image_size
         return {"B": np.array([[0, 0], [width, 0], [width, height / 2], [0, height / 2]]),
                 "A": np.array([[0, height / 2], [width, height / 2], [width, height], [0, height]])}

@@ -46,7 +46,7 @@ class CardReader:
 def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None) -> TableReading:
     """The table a frame's corner-index detections show."""
     frame = TableFrame(setup or TableSetup(), image_size)
-    return group_cards(see_cards(detections, frame), image_size)
+    return group_cards(see_cards(detections, frame), image_size, frame.has_areas)
 
 
 def _trained_detector(weights: Path | None):

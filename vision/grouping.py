@@ -17,6 +17,7 @@ from scipy.sparse.csgraph import connected_components
 from companion.cards import Card
 from vision.physical_cards import CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+from vision.team_areas import MIDDLE
 
 #: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
 #: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
@@ -27,9 +28,11 @@ HAND_LINE = 2.45
 STEP = (0.6, 0.55)
 
 
-def group_cards(seen: CardsSeen, image_size: tuple[int, int]) -> TableReading:
+def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
+    """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
+    otherwise a band along the middle line."""
     width, height = seen.card_size
-    middle = [c for c in seen.cards if abs(c.index_y) < MIDDLE_BAND * height]
+    middle = [c for c in seen.cards if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * height)]
     teams = {}
     for team in TEAMS:
         side = [c for c in seen.cards if c.side == team and c not in middle]
@@ -125,7 +128,7 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
 def _middle(cards: list[SeenCard]) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: the card left of the middle, under the draw pile."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
-        return card.centre[0] if card.side == "A" else -card.centre[0]
+        return -card.centre[0] if card.side == "B" else card.centre[0]
 
     left = sorted((c for c in cards if table_x(c) < 0), key=lambda c: -c.confidence)
     turn_card = _read(left[0]) if left else None

@@ -9,8 +9,8 @@ which team A's cards stand upright and team B's are turned half round.
 
 >>> setup = TableSetup.from_json({"areas": {"A": [[0, 50], [100, 50], [100, 100], [0, 100]],
 ...                                         "B": [[0, 0], [100, 0], [100, 50], [0, 50]]}})
->>> TableFrame(setup, (100, 100)).sides(np.array([[10.0, 80.0], [10.0, 20.0]])).tolist()
-['A', 'B']
+>>> TableFrame(setup, (100, 100)).sides(np.array([[10.0, 80.0], [10.0, 20.0], [200.0, 20.0]])).tolist()
+['A', 'B', '-']
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import cv2
 import numpy as np
 
 TEAMS = ("A", "B")
+#: The side of a point in neither team's area: the middle of the table.
+MIDDLE = "-"
 #: Side of the square the table rectangle becomes in the top-down view, in view units.
 TOP_DOWN_SIDE = 1000.0
 
@@ -117,14 +119,18 @@ class TableFrame:
             return np.zeros((0, 2))
         return cv2.perspectiveTransform(points, np.linalg.inv(self.homography)).reshape(-1, 2)
 
+    @property
+    def has_areas(self) -> bool:
+        return self.setup.areas is not None
+
     def sides(self, image_points: np.ndarray) -> np.ndarray:
-        """The team whose side each image point lies on: its area, else the half of the frame."""
+        """The team whose side each image point lies on: its area (:data:`MIDDLE` when in neither),
+        else the half of the frame."""
         image_points = np.asarray(image_points, np.float64).reshape(-1, 2)
         if self.setup.areas is not None:
             inside_a = np.array([_inside(self.setup.areas["A"], p) for p in image_points], bool)
             inside_b = np.array([_inside(self.setup.areas["B"], p) for p in image_points], bool)
-            frame_y = self.to_frame(image_points)[:, 1] if len(image_points) else np.zeros(0)
-            return np.where(inside_a, "A", np.where(inside_b, "B", np.where(frame_y >= 0, "A", "B")))
+            return np.where(inside_a, "A", np.where(inside_b, "B", MIDDLE)).astype("<U1")
         return np.where(self.to_frame(image_points)[:, 1] >= 0, "A", "B")
 
     def area_outlines(self, image_size: tuple[int, int]) -> dict[str, np.ndarray]:

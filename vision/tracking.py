@@ -1,0 +1,162 @@
+"""The table over time: steady readings from flickering ones, and the table events they imply.
+
+Each frame's reading is boiled down to the table's parts: per team each meld (by its rank; wild-card
+melds by ``"wild"``) with its cards, each canasta pile (by rank) with its top card, the threes row
+and the spread hands; and whether the turn card shows. A part changes in the steady table only when
+the same new value has been read in :attr:`TableTracker.confirm` frames running, so a card must be
+seen in several frames before it counts or is dropped: a hand passing over the table, or one
+missed detection, changes nothing.
+
+Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
+(a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes
+were laid out, the turn card was drawn), so legality and dead ranks follow the game live. A pile's
+cards are remembered from the meld it was squared from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from companion.cards import Card
+from companion.hand import (
+    CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
+)
+from companion.violations import Violation
+from vision.reading import CANASTA_SIZE, TEAMS, TableReading
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """What changed on the table, in the game's words: ``kind`` is one of ``turn_card_taken``,
+    ``three_laid_out``, ``meld``, ``added_to_meld``, ``canasta``, ``hands_spread``."""
+
+    kind: str
+    team: str | None = None
+    meld: str | None = None  #: the meld's rank ("wild" for wild cards)
+    cards: tuple[str, ...] = ()
+    frame: int = 0
+    violations: tuple[Violation, ...] = ()
+
+
+def table_parts(reading: TableReading) -> dict[tuple, object]:
+    """A reading as the table's parts, each a hashable value (``None`` when absent)."""
+    parts: dict[tuple, object] = {("turn_card",): reading.turn_card is not None}
+    for team in TEAMS:
+        side = reading.teams[team]
+        for meld in side.melds:
+            parts[(team, "meld", meld_key(meld.codes))] = tuple(sorted(meld.codes))
+        for pile in side.piles:
+            parts[(team, "pile", pile.rank or "wild")] = pile.top.code
+        if side.threes:
+            parts[(team, "threes")] = tuple(sorted(c.code for c in side.threes))
+        if side.hands:
+            parts[(team, "hands")] = tuple(tuple(sorted(c.code for c in hand)) for hand in side.hands)
+    return parts
+
+
+def meld_key(codes) -> str:
+    """A team's meld is known by its rank (a team melds each rank once), or ``"wild"``."""
+    ranks = {Card.parse(code).rank for code in codes if not Card.parse(code).is_wild}
+    return next(iter(ranks)) if len(ranks) == 1 else "wild" if not ranks else "+".join(sorted(ranks))
+
+
+@dataclass
+class TableTracker:
+    """Feed it every reading of a video, in order; it keeps the steady table and the hand state."""
+
+    confirm: int = 2
+    state: HandState = field(default_factory=HandState)
+    steady: dict[tuple, object] = field(default_factory=dict)
+    events: list[TableEvent] = field(default_factory=list)
+    pile_contents: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    _pending: dict[tuple, tuple[object, int]] = field(default_factory=dict)
+    _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
+    _frame: int = 0
+
+    def update(self, reading: TableReading) -> list[TableEvent]:
+        """Take one frame's reading; return the events its confirmed changes imply."""
+        seen = table_parts(reading)
+        changed = {}
+        for key in set(seen) | set(self.steady) | set(self._pending):
+            value = seen.get(key)
+            if value == self.steady.get(key):
+                self._pending.pop(key, None)
+                continue
+            previous, count = self._pending.get(key, (None, 0))
+            count = count + 1 if previous == value else 1
+            self._pending[key] = (value, count)
+            if count >= self.confirm:
+                changed[key] = value
+        before = dict(self.steady)
+        for key, value in changed.items():
+            self._pending.pop(key, None)
+            if value is None:
+                self.steady.pop(key, None)
+            else:
+                self.steady[key] = value
+        # The first confirmed table is the one found when watching began: it implies no event.
+        new = self._events(before, changed) if self._frame >= self.confirm else []
+        self._frame += 1
+        self.events += new
+        return new
+
+    # ------------------------------------------------------------------------------ events
+    def _events(self, before: dict, changed: dict) -> list[TableEvent]:
+        events = []
+        if changed.get(("turn_card",)) is False and before.get(("turn_card",)):
+            events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
+        for team in TEAMS:
+            events += self._threes(team, before, changed)
+            for key, value in changed.items():
+                if key[0] == team and key[1] == "meld" and value is not None:
+                    events += self._meld(team, key[2], before.get(key) or (), value)
+            for key, value in changed.items():
+                if key[0] == team and key[1] == "pile" and value is not None and key not in before:
+                    events += self._squared(team, key[2], value, before)
+        if any(changed.get((team, "hands")) and not before.get((team, "hands")) for team in TEAMS) \
+                and not any(before.get((team, "hands")) for team in TEAMS):
+            events.append(TableEvent("hands_spread", frame=self._frame))
+        return events
+
+    def _threes(self, team: str, before: dict, changed: dict) -> list[TableEvent]:
+        if (team, "threes") not in changed or changed[(team, "threes")] is None:
+            return []
+        laid = Counter(changed[(team, "threes")]) - Counter(before.get((team, "threes")) or ())
+        return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
+                            TableEvent("three_laid_out", team, cards=(code,), frame=self._frame))
+                for code in sorted(laid.elements())]
+
+    def _meld(self, team: str, rank: str, old: tuple, new: tuple) -> list[TableEvent]:
+        added = tuple(sorted((Counter(new) - Counter(old)).elements()))
+        if not added:
+            return []
+        numbers = self._meld_numbers[team]
+        cards = tuple(Card.parse(code) for code in added)
+        if rank not in numbers:
+            numbers[rank] = len(self.state.teams[team].melds)
+            core = MeldStarted(team, cards) if self.state.teams[team].opened else Opened(team, (cards,))
+            return [self._apply(core, TableEvent("meld", team, rank, added, self._frame))]
+        kind = "canasta" if len(new) >= CANASTA_SIZE else "added_to_meld"
+        return [self._apply(CardsAdded(team, numbers[rank], cards), TableEvent(kind, team, rank, added, self._frame))]
+
+    def _squared(self, team: str, rank: str, top: str, before: dict) -> list[TableEvent]:
+        """A meld squared into a pile: the cards it lacked to make seven were laid as it closed (only
+        the top card shows; the rest are taken to be like it); remembered as the pile's contents."""
+        meld = tuple(before.get((team, "meld", rank)) or ())
+        missing = max(0, CANASTA_SIZE - len(meld))
+        events = []
+        if missing:
+            events += self._meld(team, rank, meld, meld + (top,) * missing)
+        number = self._meld_numbers[team].get(rank)
+        if number is not None:
+            self._apply(CanastaClosed(team, number), None)
+            self.pile_contents[(team, rank)] = tuple(c.code for c in self.state.teams[team].melds[number].cards)
+        return events
+
+    def _apply(self, core_event, table_event: TableEvent | None) -> TableEvent | None:
+        violations = self.state.apply(core_event)
+        if table_event is None:
+            return None
+        return TableEvent(table_event.kind, table_event.team, table_event.meld, table_event.cards,
+                          table_event.frame, tuple(violations))

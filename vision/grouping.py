@@ -24,6 +24,8 @@ from vision.team_areas import MIDDLE
 MIDDLE_BAND = 0.5
 #: A group starting further out than this many card heights is a partner's spread hand.
 HAND_LINE = 2.45
+#: The turn card shows at least this many card heights left of the discard pile.
+TURN_CARD_GAP = 0.25
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
 STEP = (0.6, 0.55)
 
@@ -37,7 +39,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
     for team in TEAMS:
         side = [c for c in seen.cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
-    discard, turn_card = _middle(middle)
+    discard, turn_card = _middle(middle, height)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -125,15 +127,20 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
     return tuple(tuple(_read(c) for c in sorted(r, key=lambda c: c.top_left[0])) for r in rows)
 
 
-def _middle(cards: list[SeenCard]) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
-    """The discard pile, and the turn card: the card left of the middle, under the draw pile."""
+def _middle(cards: list[SeenCard], height: float) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+    """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
+    pile as team A sees the table, so it is the card of a second heap to the left. Only its end
+    sticks out, so the gap is measured between the index positions as read, not between centres."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
-    left = sorted((c for c in cards if table_x(c) < 0), key=lambda c: -c.confidence)
-    turn_card = _read(left[0]) if left else None
-    discard = tuple(_read(c) for c in cards if not left or c is not left[0])
-    return discard, turn_card
+    cards = sorted(cards, key=table_x)
+    gaps = [table_x(b) - table_x(a) for a, b in zip(cards, cards[1:])]
+    if not gaps or max(gaps) < TURN_CARD_GAP * height:
+        return tuple(_read(c) for c in cards), None
+    cut = int(np.argmax(gaps)) + 1
+    turn_card = max(cards[:cut], key=lambda c: c.confidence)
+    return tuple(_read(c) for c in cards[cut:]), _read(turn_card)
 
 
 def _read(card: SeenCard) -> ReadCard:

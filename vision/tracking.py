@@ -104,7 +104,8 @@ class TableTracker:
     # ------------------------------------------------------------------------------ events
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
         events = []
-        if changed.get(("turn_card",)) is False and before.get(("turn_card",)):
+        # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
+        if changed.get(("turn_card",)) is False and before.get(("turn_card",)) and not self.state.turn_card.drawn:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
         for team in TEAMS:
             events += self._threes(team, before, changed)

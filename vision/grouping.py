@@ -130,7 +130,7 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
 def _middle(cards: list[SeenCard], height: float) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
     pile as team A sees the table, so it is the card of a second heap to the left. Only its end
-    sticks out, so the gap is measured between the index positions as read, not between centres."""
+    sticks out from under the draw pile, so the gap seen is small."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 

@@ -58,9 +58,10 @@ def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[l
 
 
 def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
+    cards = [c for g in groups for c in g]
+    groups = [g for g in groups if not _lower_index_of(g, cards, width, height)]
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height]
     laid = [c for g in groups if g not in hands for c in g]
-    hands = [g for g in hands if not _lower_index_of(g, laid, width, height)]
     threes = [c for c in laid if Card.parse(c.code).is_three]
     melds, piles = [], []
     for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
@@ -105,14 +106,15 @@ def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
     return sorted(cards, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0]))
 
 
-def _lower_index_of(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
-    """Whether a lone card past the hand line is the lower index of a meld's last card, left
-    unpaired (a deck whose indexes sit elsewhere, such as the jokers')."""
-    if len(group) > 1:
+def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], width: float, height: float) -> bool:
+    """Whether a card alone, seen by one index, is the lower index of a card just above it that has
+    the same code and was seen by one index too: the last card of a column or row, whose indexes
+    did not pair (a deck whose indexes sit elsewhere, such as the jokers')."""
+    if len(group) > 1 or len(group[0].detections) > 2:
         return False
     lone = group[0]
-    return any(card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
-               and 0 < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in laid)
+    return any(card is not lone and card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
+               and 0.3 * height < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in cards)
 
 
 def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:

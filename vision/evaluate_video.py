@@ -73,17 +73,10 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
 
 
 def team_areas(frames: list[dict]) -> dict[str, np.ndarray]:
-    """Each team's area as players would draw it: around every card the team lays in the hand,
-    widened by a fifth of a card."""
-    areas = {}
-    for team in TEAMS:
-        corners = np.array([p for f in frames for c in f["cards"] if c["team"] == team and c["corners"]
-                            for p in c["corners"]], np.float32)
-        hull = cv2.convexHull(corners).reshape(-1, 2)
-        centre = hull.mean(axis=0)
-        card = float(frames[0]["camera"]["card_height_px"])
-        areas[team] = centre + (hull - centre) * (1 + 0.2 * card / np.linalg.norm(hull - centre, axis=1))[:, None]
-    return areas
+    """Each team's area as players would draw it: around every card the team lays in the hand."""
+    return {team: cv2.convexHull(np.array([p for f in frames for c in f["cards"] if c["team"] == team and c["corners"]
+                                           for p in c["corners"]], np.float32)).reshape(-1, 2).astype(np.float64)
+            for team in TEAMS}
 
 
 def _truth_events(events: list[dict]) -> list[tuple]:

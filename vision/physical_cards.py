@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.cards import Card
+from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.team_areas import TableFrame
 
@@ -71,6 +73,10 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     upright = frame.to_frame(detections.centers)
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
     sizes = _index_sizes(detections, frame)
+    if frame.setup.perspective is None:
+        for side in ("A", "B"):
+            mine = sides == side
+            upright[mine] = _straightened(upright[mine], detections.class_id[mine], sizes[mine])
     diagonals = _diagonals(detections.class_id, upright, sizes, sides)
     groups = _pair(detections.class_id, upright, sides, diagonals)
     cards = tuple(_card(detections, members, upright, sides, diagonals[0]) for members in groups)
@@ -85,6 +91,39 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
     return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """A side's points turned so that its meld columns run straight down. Without the table's
+    perspective the frame is a guess (hand-drawn team areas, or the image itself) and may be turned
+    a little; the steps down a column between natural cards of one rank show by how much."""
+    ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
+    turns = []
+    for i in range(len(points)):
+        if not ranks[i]:
+            continue
+        same = np.flatnonzero((ranks == ranks[i]) & (np.arange(len(points)) != i))
+        if not len(same):
+            continue
+        steps = points[same] - points[i]
+        lengths = np.hypot(steps[:, 0], steps[:, 1]) / sizes[i]
+        nearest = same[np.argmin(lengths)]
+        step = points[nearest] - points[i]
+        if step[1] < 0:
+            step = -step
+        turn = np.degrees(np.arctan2(step[0], step[1]))  # 0 when straight down
+        if 1.0 <= np.min(lengths) <= 4.0 and abs(turn) <= 30:
+            turns.append(turn)
+    if len(turns) < 4:
+        return points
+    angle = np.radians(np.median(turns))
+    cos, sin = np.cos(angle), np.sin(angle)
+    return points @ np.array([[cos, -sin], [sin, cos]]).T
+
+
+def _natural_rank(code: str) -> str:
+    card = Card.parse(code)
+    return card.rank if card.is_natural else ""
 
 
 def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):

@@ -5,7 +5,8 @@ melds by ``"wild"``) with its cards, each canasta pile (by rank) with its top ca
 and the spread hands; and whether the turn card shows. A part changes in the steady table only when
 the same new value has been read in :attr:`TableTracker.confirm` frames running, so a card must be
 seen in several frames before it counts or is dropped: a hand passing over the table, or one
-missed detection, changes nothing.
+missed detection, changes nothing. Play only adds cards to melds and threes, so a part read smaller
+must be read for longer still before the steady table believes it.
 
 Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
 (a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes
@@ -55,6 +56,17 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
     return parts
 
 
+def _grows(key: tuple, old, new) -> bool:
+    """Whether a part's new value only adds to the old one (as play does)."""
+    if old is None or key == ("turn_card",) or key[-1] == "hands":
+        return True
+    if new is None:
+        return False
+    if isinstance(old, tuple):
+        return not Counter(old) - Counter(new)
+    return True
+
+
 def meld_key(codes) -> str:
     """A team's meld is known by its rank (a team melds each rank once), or ``"wild"``."""
     ranks = {Card.parse(code).rank for code in codes if not Card.parse(code).is_wild}
@@ -66,6 +78,9 @@ class TableTracker:
     """Feed it every reading of a video, in order; it keeps the steady table and the hand state."""
 
     confirm: int = 2
+    #: Melds and threes only grow in play: a part read smaller must be read so this many times longer
+    #: (a card hidden under an arm, or two indexes that did not pair for a while, change nothing).
+    shrink_factor: int = 4
     state: HandState = field(default_factory=HandState)
     steady: dict[tuple, object] = field(default_factory=dict)
     events: list[TableEvent] = field(default_factory=list)
@@ -86,7 +101,7 @@ class TableTracker:
             previous, count = self._pending.get(key, (None, 0))
             count = count + 1 if previous == value else 1
             self._pending[key] = (value, count)
-            if count >= self.confirm:
+            if count >= self.confirm * (1 if _grows(key, self.steady.get(key), value) else self.shrink_factor):
                 changed[key] = value
         before = dict(self.steady)
         for key, value in changed.items():

@@ -100,9 +100,7 @@ class TableFrame:
         else:
             centre, angle = np.array([width / 2, height / 2]), 0.0
             if setup.areas is not None:
-                a, b = (setup.areas[team].mean(axis=0) for team in TEAMS)
-                centre = (a + b) / 2
-                angle = np.arctan2(a[0] - b[0], a[1] - b[1])  # turn B->A onto +y
+                centre, angle = _middle_of(setup.areas["A"], setup.areas["B"])
             cos, sin = np.cos(angle), np.sin(angle)
             rotate = np.array([[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]])
             self.homography = rotate @ np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
@@ -145,6 +143,19 @@ class TableFrame:
         width, height = image_size
         return {"B": np.array([[0, 0], [width, 0], [width, height / 2], [0, height / 2]]),
                 "A": np.array([[0, height / 2], [width, height / 2], [width, height], [0, height]])}
+
+
+def _middle_of(area_a: np.ndarray, area_b: np.ndarray) -> tuple[np.ndarray, float]:
+    """The table's middle between two team areas, and the turn that puts A's below B's: across,
+    halfway between the areas' centres; along, halfway across the gap between the areas (an area
+    reaches out to the spread hands, so its centre says little about where the middle is)."""
+    a, b = area_a.mean(axis=0), area_b.mean(axis=0)
+    axis = (a - b) / max(float(np.linalg.norm(a - b)), 1e-9)
+    near_a = float((area_a @ axis).min())
+    near_b = float((area_b @ axis).max())
+    centre = (a + b) / 2
+    centre = centre + axis * ((near_a + near_b) / 2 - float(centre @ axis))
+    return centre, float(np.arctan2(a[0] - b[0], a[1] - b[1]))  # the turn that puts B->A onto +y
 
 
 def _inside(polygon: np.ndarray, point: np.ndarray) -> bool:

@@ -1,6 +1,6 @@
 """Physical cards into the parts of the table: melds, canasta piles, threes, hands and the middle.
 
-Read in each team's upright frame, where a card is about :attr:`CardsSeen.card_size` big and the
+Read in each team's upright frame, where a card is about :meth:`CardsSeen.card_size` big and the
 table's middle is at 0. Players lay a team's melds in a row of columns (or fans) a card's height or
 so from the middle, each column's cards a third of a card apart; a finished canasta squared into a
 pile shows one card; threes lie in a row beside the melds; at the end of a hand each partner's cards
@@ -33,13 +33,14 @@ STEP = (0.6, 0.55)
 def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
     """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
     otherwise a band along the middle line."""
-    width, height = seen.card_size
-    middle = [c for c in seen.cards if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * height)]
+    middle = [c for c in seen.cards
+              if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * seen.card_size(c.side)[1])]
     teams = {}
     for team in TEAMS:
+        width, height = seen.card_size(team)
         side = [c for c in seen.cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
-    discard, turn_card = _middle(middle, height)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
     return TableReading(image_size, teams, discard, turn_card)
 
 

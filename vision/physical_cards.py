@@ -54,21 +54,22 @@ class SeenCard:
 
 @dataclass(frozen=True)
 class CardsSeen:
-    """Every physical card of one frame, with the index diagonal the frame was read with."""
+    """Every physical card of one frame, with the index diagonal each side was read with (without
+    the table's perspective the far side looks smaller)."""
 
     cards: tuple[SeenCard, ...]
-    diagonal: tuple[float, float]  #: typical top-left to bottom-right index offset, upright frame units
+    diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
 
-    @property
-    def card_size(self) -> tuple[float, float]:
-        """Typical card width and height in upright frame units, from the diagonal's width: decks
-        inset their indexes from the sides alike, far more than from the top and bottom."""
-        return self.diagonal[0] / 0.74, self.diagonal[0] / 0.52
+    def card_size(self, side: str) -> tuple[float, float]:
+        """Typical card width and height on a side, in upright frame units, from the diagonal's
+        width: decks inset their indexes from the sides alike, far more than from top and bottom."""
+        across = self.diagonals.get(side, next(iter(self.diagonals.values()), (1.0, 1.0)))[0]
+        return across / 0.74, across / 0.52
 
 
 def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     if not len(detections):
-        return CardsSeen((), (1.0, 1.0))
+        return CardsSeen((), {})
     sides = frame.sides(detections.centers)
     upright = frame.to_frame(detections.centers)
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
@@ -77,10 +78,17 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
         for side in ("A", "B"):
             mine = sides == side
             upright[mine] = _straightened(upright[mine], detections.class_id[mine], sizes[mine])
-    diagonals = _diagonals(detections.class_id, upright, sizes, sides)
-    groups = _pair(detections.class_id, upright, sides, diagonals)
-    cards = tuple(_card(detections, members, upright, sides, diagonals[0]) for members in groups)
-    return CardsSeen(cards, tuple(map(float, diagonals[0])))
+    cards, typical = [], {}
+    # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
+    # each side is measured on its own.
+    shared = _diagonals(detections.class_id, upright, sizes, sides) if frame.setup.perspective is not None else None
+    for side in np.unique(sides):
+        mine = np.flatnonzero(sides == side)
+        diagonals = shared or _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine])
+        typical[str(side)] = tuple(map(float, diagonals[0]))
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
+            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
+    return CardsSeen(tuple(cards), typical)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:

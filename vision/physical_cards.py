@@ -80,11 +80,13 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
             upright[mine] = _straightened(upright[mine], detections.class_id[mine], sizes[mine])
     cards, typical = [], {}
     # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
-    # each side is measured on its own.
-    shared = _diagonals(detections.class_id, upright, sizes, sides) if frame.setup.perspective is not None else None
+    # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
+    shared = _diagonals(detections.class_id, upright, sizes, sides)
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
-        diagonals = shared or _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine])
+        own = [] if frame.setup.perspective is not None else \
+            _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], MIN_SUPPORT)
+        diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
@@ -145,11 +147,11 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
                     yield i, j
 
 
-def _diagonals(class_id, upright, sizes, sides) -> list[np.ndarray]:
+def _diagonals(class_id, upright, sizes, sides, min_support: int = 1) -> list[np.ndarray]:
     """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
     densest offsets (pairs of two different cards, scattered, support none), one per deck design in
     view (a pack is often two decks, and jokers come from a third); from the decks' typical index
-    size when no pair fits."""
+    size when no pair fits (none when fewer than ``min_support`` pairs back the best)."""
     offsets = []
     for i, j in _candidate_pairs(class_id, sides):
         first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
@@ -160,10 +162,12 @@ def _diagonals(class_id, upright, sizes, sides) -> list[np.ndarray]:
             offsets.append(offset)
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:
-        return [prior]
+        return [prior] if min_support <= 1 else []
     offsets = np.array(offsets)
     close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
     support = close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)
+    if close.sum(axis=1).max() < min_support:
+        return []
     found, free = [], np.ones(len(offsets), bool)
     while free.any() and len(found) < MAX_DESIGNS:
         best = int(np.argmax(np.where(free, support, -np.inf)))

@@ -63,6 +63,9 @@ def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> 
     groups = [g for g in groups if not _lower_index_of(g, cards, width, height)]
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height]
     laid = [c for g in groups if g not in hands for c in g]
+    strays = [g for g in hands if _end_of_column(g, laid, width, height)]
+    hands = [g for g in hands if g not in strays]
+    laid += [c for g in strays for c in g]
     threes = [c for c in laid if Card.parse(c.code).is_three]
     melds, piles = [], []
     for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
@@ -116,6 +119,19 @@ def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], width: float, 
     lone = group[0]
     return any(card is not lone and card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
                and 0.3 * height < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in cards)
+
+
+def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
+    """Whether a lone card past the hand line is the last card of a meld column above it, seen by
+    its lower index only (its top one hidden): a card of the column's rank, or a wild card, just
+    below the column."""
+    if len(group) > 1:
+        return False
+    lone = group[0]
+    rank = Card.parse(lone.code)
+    return any((rank.is_wild or Card.parse(card.code).rank == rank.rank)
+               and abs(lone.top_left[0] - card.top_left[0]) < width
+               and 0 < lone.top_left[1] - card.top_left[1] < 2 * height for card in laid)
 
 
 def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:

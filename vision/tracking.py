@@ -85,6 +85,7 @@ class TableTracker:
     steady: dict[tuple, object] = field(default_factory=dict)
     events: list[TableEvent] = field(default_factory=list)
     pile_contents: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    hands_spread: bool = False
     _pending: dict[tuple, tuple[object, int]] = field(default_factory=dict)
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
     _frame: int = 0
@@ -118,6 +119,8 @@ class TableTracker:
 
     # ------------------------------------------------------------------------------ events
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
+        if self.hands_spread:
+            return []  # the hand is over: what changes now is only how the spread cards are read
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         if changed.get(("turn_card",)) is False and before.get(("turn_card",)) and not self.state.turn_card.drawn:
@@ -128,10 +131,10 @@ class TableTracker:
                 if key[0] == team and key[1] == "meld" and value is not None:
                     events += self._meld(team, key[2], before.get(key) or (), value)
             for key, value in changed.items():
-                if key[0] == team and key[1] == "pile" and value is not None and key not in before:
+                if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents:
                     events += self._squared(team, key[2], value, before)
-        if any(changed.get((team, "hands")) and not before.get((team, "hands")) for team in TEAMS) \
-                and not any(before.get((team, "hands")) for team in TEAMS):
+        if any(changed.get((team, "hands")) for team in TEAMS):
+            self.hands_spread = True
             events.append(TableEvent("hands_spread", frame=self._frame))
         return events
 

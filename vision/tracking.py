@@ -121,6 +121,11 @@ class TableTracker:
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
         if self.hands_spread:
             return []  # the hand is over: what changes now is only how the spread cards are read
+        if any(changed.get((team, "hands")) for team in TEAMS):
+            # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
+            # plays.
+            self.hands_spread = True
+            return [TableEvent("hands_spread", frame=self._frame)]
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         if changed.get(("turn_card",)) is False and before.get(("turn_card",)) and not self.state.turn_card.drawn:
@@ -133,9 +138,6 @@ class TableTracker:
             for key, value in changed.items():
                 if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents:
                     events += self._squared(team, key[2], value, before)
-        if any(changed.get((team, "hands")) for team in TEAMS):
-            self.hands_spread = True
-            events.append(TableEvent("hands_spread", frame=self._frame))
         return events
 
     def _threes(self, team: str, before: dict, changed: dict) -> list[TableEvent]:

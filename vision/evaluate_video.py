@@ -5,7 +5,7 @@ the end?
 Frames are read from their ground-truth index boxes (a perfect detector) until the detector is
 trained. The team areas are drawn as players would draw them once for the table: around all the
 cards each team lays during the hand. Going out is not compared: it does not show on the table
-(players tell the app who went out).
+(players tell the app who went out); nor is the spreading of hands when the camera sees none of them.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
             detections = noisy(detections, noise, rng)
         tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup))
     read = [_read_event(e) for e in tracker.events]
-    return VideoResult(_truth_events(summary["events"]), read,
+    truth = _truth_events(summary["events"])
+    if not any(i["labelled"] for c in frames[-1]["cards"] if c["area"] == "hand" for i in c["indexes"]):
+        truth = [e for e in truth if e != ("hands_spread",)]  # the camera never sees the spread hands
+    return VideoResult(truth, read,
                        (_truth_dead_ranks(frames[-1]), set(tracker.state.dead_ranks.ranks)),
                        (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn))
 

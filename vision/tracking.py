@@ -3,10 +3,10 @@
 Each frame's reading is boiled down to the table's parts: per team each meld (by its rank; wild-card
 melds by ``"wild"``) with its cards, each canasta pile (by rank) with its top card, the threes row
 and the spread hands; and whether the turn card shows. A part changes in the steady table only when
-the same new value has been read in :attr:`TableTracker.confirm` frames running, so a card must be
-seen in several frames before it counts or is dropped: a hand passing over the table, or one
-missed detection, changes nothing. Play only adds cards to melds and threes, so a part read smaller
-must be read for longer still before the steady table believes it.
+its new value is the one read most often in the last few frames, at least
+:attr:`TableTracker.confirm` times, so a card must be seen in several frames before it counts or is
+dropped: a hand passing over the table, or a missed detection, changes nothing. Play only adds
+cards to melds and threes, so a part read smaller must be read so for longer still.
 
 Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
 (a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes
@@ -16,7 +16,7 @@ cards are remembered from the meld it was squared from.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from companion.cards import Card
@@ -56,6 +56,9 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
     return parts
 
 
+_NO_CHANGE = object()
+
+
 def _grows(key: tuple, old, new) -> bool:
     """Whether a part's new value only adds to the old one (as play does)."""
     if old is None or key == ("turn_card",) or key[-1] == "hands":
@@ -86,7 +89,7 @@ class TableTracker:
     events: list[TableEvent] = field(default_factory=list)
     pile_contents: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     hands_spread: bool = False
-    _pending: dict[tuple, tuple[object, int]] = field(default_factory=dict)
+    _recent: dict[tuple, deque] = field(default_factory=dict)
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
     _frame: int = 0
 
@@ -94,19 +97,14 @@ class TableTracker:
         """Take one frame's reading; return the events its confirmed changes imply."""
         seen = table_parts(reading)
         changed = {}
-        for key in set(seen) | set(self.steady) | set(self._pending):
-            value = seen.get(key)
-            if value == self.steady.get(key):
-                self._pending.pop(key, None)
-                continue
-            previous, count = self._pending.get(key, (None, 0))
-            count = count + 1 if previous == value else 1
-            self._pending[key] = (value, count)
-            if count >= self.confirm * (1 if _grows(key, self.steady.get(key), value) else self.shrink_factor):
+        for key in set(seen) | set(self._recent):
+            recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor))
+            recent.append(seen.get(key))
+            value = self._voted(key, recent)
+            if value is not _NO_CHANGE:
                 changed[key] = value
         before = dict(self.steady)
         for key, value in changed.items():
-            self._pending.pop(key, None)
             if value is None:
                 self.steady.pop(key, None)
             else:
@@ -116,6 +114,23 @@ class TableTracker:
         self._frame += 1
         self.events += new
         return new
+
+    def _voted(self, key: tuple, recent: deque):
+        """The part's new steady value, or :data:`_NO_CHANGE`: a value that adds to the steady one
+        must be the one read most in the last few frames, at least :attr:`confirm` times; any other
+        change must hold through every one of the last ``confirm × shrink_factor`` frames."""
+        steady = self.steady.get(key)
+        window = list(recent)[-(2 * self.confirm - 1):]
+        votes = Counter(v for v in window if v != steady)
+        if votes:
+            value, count = votes.most_common(1)[0]
+            if count >= self.confirm and _grows(key, steady, value):
+                return value
+        if len(recent) == recent.maxlen and all(v != steady for v in recent):
+            value, count = Counter(recent).most_common(1)[0]
+            if count >= self.confirm:
+                return value
+        return _NO_CHANGE
 
     # ------------------------------------------------------------------------------ events
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:

@@ -19,9 +19,9 @@ from vision.physical_cards import CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
 
-#: The middle's cards (discard pile, turn card) end, and a team's begin, somewhere in this band of
-#: distances from the middle line, in card heights.
-MIDDLE_GAP = (0.35, 0.8)
+#: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
+#: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
+MIDDLE_BAND = 0.5
 #: A group starting further out than this many card heights is a partner's spread hand.
 HAND_LINE = 2.45
 #: The turn card shows at least this many card heights left of the discard pile.
@@ -33,8 +33,8 @@ STEP = (0.6, 0.55)
 def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
     """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
     otherwise a band along the middle line."""
-    band = None if areas_set else _middle_band(seen)
-    middle = [c for c in seen.cards if c.side == MIDDLE or (band is not None and abs(c.index_y) < band)]
+    middle = [c for c in seen.cards
+              if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * seen.card_size(c.side)[1])]
     teams = {}
     for team in TEAMS:
         width, height = seen.card_size(team)
@@ -42,17 +42,6 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
     discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
     return TableReading(image_size, teams, discard, turn_card)
-
-
-def _middle_band(seen: CardsSeen) -> float:
-    """How far from the middle line the middle's cards reach: in the widest gap between cards'
-    indexes from half a card's height out to 0.8 (the discard pile's indexes reach about 0.45 out,
-    a team's nearest about 0.65; the card size itself is only known to a fifth or so)."""
-    height = float(np.mean([seen.card_size(team)[1] for team in TEAMS]))
-    low, high = MIDDLE_GAP[0] * height, MIDDLE_GAP[1] * height
-    reach = sorted([low, high] + [abs(c.index_y) for c in seen.cards if low < abs(c.index_y) < high])
-    gaps = [(b - a, (a + b) / 2) for a, b in zip(reach, reach[1:])]
-    return max(gaps)[1]
 
 
 def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:

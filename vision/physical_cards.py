@@ -201,10 +201,6 @@ def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
 
 def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, alone_only=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
-    if alone_only:
-        # Loosely, only across a diagonal: two identical cards next to each other in a column or a
-        # row lie straight down or across, never diagonally.
-        offsets = [offset for offset in offsets if offset[0] not in (0.0, 90.0)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if alone_only and (len(card_of[i]) > 1 or len(card_of[j]) > 1):

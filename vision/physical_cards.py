@@ -30,6 +30,8 @@ PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: and its direction within this many degrees; loosely for indexes no strict pair took.
 STRICT = (0.15, 15.0)
 LOOSE = (0.35, 35.0)
+#: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58°.
+DIAGONAL_SLOPE = (40.0, 65.0)
 #: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
 MAX_DESIGNS = 3
 MIN_SUPPORT = 2
@@ -158,7 +160,7 @@ def _diagonals(class_id, upright, sizes, sides, min_support: int = 1) -> list[np
         offset = upright[second] - upright[first]
         angle = np.degrees(np.arctan2(offset[1], offset[0]))
         in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
-        if 30 <= angle <= 70 and 2.0 <= in_sizes <= 12.0:
+        if DIAGONAL_SLOPE[0] <= angle <= DIAGONAL_SLOPE[1] and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:

@@ -122,16 +122,21 @@ def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], width: float, 
 
 
 def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
-    """Whether a lone card past the hand line is the last card of a meld column above it, seen by
-    its lower index only (its top one hidden): a card of the column's rank, or a wild card, just
-    below the column."""
-    if len(group) > 1:
+    """Whether cards past the hand line are the end of a meld column above them whose middle cards
+    went unseen (under an arm, or only a lower index showing): cards of the column's one rank, or
+    wild cards below wild cards, just below the column."""
+    kinds = {_kind(card) for card in group}
+    if len(kinds) > 1:
         return False
-    lone = group[0]
-    rank = Card.parse(lone.code)
-    return any((rank.is_wild or Card.parse(card.code).rank == rank.rank)
-               and abs(lone.top_left[0] - card.top_left[0]) < width
-               and 0 < lone.top_left[1] - card.top_left[1] < 2 * height for card in laid)
+    kind = kinds.pop()
+    top = min(group, key=lambda card: card.top_left[1])
+    return any(_kind(card) == kind and abs(top.top_left[0] - card.top_left[0]) < width
+               and 0 < top.top_left[1] - card.top_left[1] < 2 * height for card in laid)
+
+
+def _kind(card: SeenCard) -> str:
+    parsed = Card.parse(card.code)
+    return "wild" if parsed.is_wild else parsed.rank
 
 
 def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:

@@ -27,11 +27,13 @@ from vision.team_areas import TableFrame
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: A pair of indexes matches a corner-to-corner offset when its length is within this share of it
-#: and its direction within this many degrees; loosely for indexes no strict pair took.
+#: and its direction within this many degrees; loosely (any direction: a fanned card is turned)
+#: for indexes no strict pair took.
 STRICT = (0.15, 15.0)
-LOOSE = (0.35, 35.0)
-#: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58°.
-DIAGONAL_SLOPE = (40.0, 65.0)
+LOOSE = (0.25, 180.0)
+#: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58° seen from
+#: above; a tilted camera flattens it when the table's perspective is not set.
+DIAGONAL_SLOPE = {"top-down": (40.0, 65.0), "camera": (30.0, 70.0)}
 #: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
 MAX_DESIGNS = 3
 MIN_SUPPORT = 2
@@ -83,11 +85,12 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     cards, typical = [], {}
     # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
     # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
-    shared = _diagonals(detections.class_id, upright, sizes, sides)
+    slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
+    shared = _diagonals(detections.class_id, upright, sizes, sides, slopes)
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
         own = [] if frame.setup.perspective is not None else \
-            _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], MIN_SUPPORT)
+            _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
@@ -149,7 +152,7 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
                     yield i, j
 
 
-def _diagonals(class_id, upright, sizes, sides, min_support: int = 1) -> list[np.ndarray]:
+def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) -> list[np.ndarray]:
     """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
     densest offsets (pairs of two different cards, scattered, support none), one per deck design in
     view (a pack is often two decks, and jokers come from a third); from the decks' typical index
@@ -160,7 +163,7 @@ def _diagonals(class_id, upright, sizes, sides, min_support: int = 1) -> list[np
         offset = upright[second] - upright[first]
         angle = np.degrees(np.arctan2(offset[1], offset[0]))
         in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
-        if DIAGONAL_SLOPE[0] <= angle <= DIAGONAL_SLOPE[1] and 2.0 <= in_sizes <= 12.0:
+        if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:

@@ -166,6 +166,8 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0) -> dict[str, dic
             tallies[f"{mode}/all"].add(tally)
             if readable(truth):
                 tallies[f"{mode}/readable"].add(tally)
+                if mode == "set-up" and "meld_layout" in truth:
+                    tallies.setdefault(f"set-up/readable/{truth['meld_layout']}", Tally()).add(tally)
     return {key: tally.summary() for key, tally in tallies.items()}
 
 
@@ -180,7 +182,8 @@ def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int]):
 
     for number in range(count):
         scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test")
-        yield scene.ground_truth(), camera_setup(scene.camera)
+        # How the scene's players lay melds, to break the figures down (not in the dataset's JSON).
+        yield {**scene.ground_truth(), "meld_layout": "fans" if scene.style.fan_melds else "columns"}, camera_setup(scene.camera)
 
 
 __all__ = ["Noise", "Tally", "detections_from_truth", "evaluate", "judge", "noisy", "readable", "synthetic_scenes"]

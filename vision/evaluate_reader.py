@@ -108,9 +108,9 @@ def judge(reading: TableReading, truth: dict) -> Tally:
                 read_melds.remove(Counter(meld))
                 tally.melds_exact += 1
         tops = {_telling(truth, team, pile): pile for pile in truth_piles}
-        for number, pile in enumerate(side.piles):
+        for pile in side.piles:
             if pile.top.code in tops:
-                piles_told[(team, number)] = tops.pop(pile.top.code)
+                piles_told[(team, pile.rank or "wild")] = tops.pop(pile.top.code)
                 tally.piles_right += 1
         tally.piles += len(truth_piles)
     went_out = truth["hand"]["went_out"]

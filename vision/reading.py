@@ -102,19 +102,20 @@ class TableReading:
     def doubtful(self, below: float = 0.5) -> list[ReadCard]:
         return [card for card in self.cards() if card.confidence < below]
 
-    def to_hand_dict(self, went_out: str | None = None, pile_contents: dict[tuple[str, int], list[str]] | None = None) -> dict:
+    def to_hand_dict(self, went_out: str | None = None, pile_contents: dict[tuple[str, str], list[str]] | None = None) -> dict:
         """The score command's hand input. A pile shows only its top card: what it holds comes from
-        ``pile_contents`` (keyed by team and pile number: remembered from the video, or asked of the
-        players); otherwise a likely canasta is assumed (natural: seven of the rank; mixed: six and a
-        2; wild: the top card and 2s)."""
+        ``pile_contents``, keyed by team and the pile's rank (``"wild"`` for wild cards), as
+        :class:`~vision.tracking.TableTracker` remembers them from the video or the players tell;
+        otherwise a likely canasta is assumed (natural: seven of the rank; mixed: six and a 2; wild:
+        the top card and 2s)."""
         pile_contents = pile_contents or {}
         used = Counter(card.code for card in self.cards())
         teams = {}
         for team in TEAMS:
             side = self.teams[team]
             melds = [m.codes for m in side.melds]
-            for number, pile in enumerate(side.piles):
-                contents = pile_contents.get((team, number)) or _likely_canasta(pile, used)
+            for pile in side.piles:
+                contents = pile_contents.get((team, pile.rank or "wild")) or _likely_canasta(pile, used)
                 melds.append(list(contents))
             teams[team] = {"melds": melds, "threes": [c.code for c in side.threes],
                            "hands": [[c.code for c in hand] for hand in side.hands], "special_hand": None}

@@ -4,7 +4,7 @@ events it derives from a simulated hand video match the hand's own, in order."""
 from pathlib import Path
 
 from vision.evaluate_video import evaluate_video
-from vision.reading import ReadCard, ReadMeld, TableReading, TeamReading
+from vision.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.tracking import TableTracker
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
@@ -29,14 +29,20 @@ def test_flicker_and_a_passing_hand_change_nothing():
     assert tracker.steady[("A", "meld", "K")] == ("KD", "KH", "KS")
 
 
-def test_events_follow_the_table_into_the_hand_state():
+def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_meld():
     tracker = TableTracker(confirm=2)
+    six = ["KH", "KS", "KD", "KC", "KH", "2C"]
+    squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("KS", (0, 0, 1, 1), 0.9), 0.0),)),
+                                        "B": TeamReading()})
     frames = [_reading()] * 2 + [_reading([["KH", "KS", "KD"]], turn_card=False)] * 2 \
-        + [_reading([["KH", "KS", "KD", "KC", "KH", "KS", "KD"]], turn_card=False)] * 2
+        + [_reading([six], turn_card=False)] * 2 + [squared] * 2
     for reading in frames:
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["turn_card_taken", "meld", "canasta"]
+    assert [e.kind for e in tracker.events] == ["turn_card_taken", "meld", "added_to_meld", "canasta"]
     assert tracker.state.turn_card.drawn and "K" in tracker.state.dead_ranks
+    assert sorted(tracker.pile_contents[("A", "K")]) == sorted(six + ["KS"])  # the seventh card is the top one
+    (pile,) = squared.to_hand_dict(pile_contents=tracker.pile_contents)["teams"]["A"]["melds"]
+    assert sorted(pile) == sorted(six + ["KS"])
 
 
 def test_simulated_hand_video_events_dead_ranks_and_turn_card():

@@ -195,20 +195,21 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
 def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
-    corners, would otherwise join through the one pair that happens to fit). Indexes still alone
-    then pair more loosely: a fanned card is turned, a card of another deck (the jokers often are)
-    has its indexes elsewhere."""
+    corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
+    lone indexes pair with lone ones and part-cards with part-cards (a fanned card is turned, a
+    card of another deck, as jokers often are, has its indexes elsewhere); a lone index never joins
+    a card already seen by two, which is how an identical neighbour would be swallowed."""
     card_of = {k: [k] for k in range(len(class_id))}
     _join(card_of, class_id, upright, sides, diagonals, STRICT)
-    _join(card_of, class_id, upright, sides, diagonals, LOOSE, alone_only=True)
+    _join(card_of, class_id, upright, sides, diagonals, LOOSE, like_with_like=True)
     return list({id(card): card for card in card_of.values()}.values())
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, alone_only=False) -> None:
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, like_with_like=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
-        if alone_only and (len(card_of[i]) > 1 or len(card_of[j]) > 1):
+        if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides):

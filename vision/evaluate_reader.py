@@ -168,6 +168,8 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0) -> dict[str, dic
                 tallies[f"{mode}/readable"].add(tally)
                 if mode == "set-up" and "meld_layout" in truth:
                     tallies.setdefault(f"set-up/readable/{truth['meld_layout']}", Tally()).add(tally)
+                if mode == "default" and truth.get("camera_from_a"):
+                    tallies.setdefault("default/readable/camera from A", Tally()).add(tally)
     return {key: tally.summary() for key, tally in tallies.items()}
 
 
@@ -182,8 +184,13 @@ def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int]):
 
     for number in range(count):
         scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test")
-        # How the scene's players lay melds, to break the figures down (not in the dataset's JSON).
-        yield {**scene.ground_truth(), "meld_layout": "fans" if scene.style.fan_melds else "columns"}, camera_setup(scene.camera)
+        # How the scene's players lay melds, and whether the camera faces the table from team A's
+        # side (turned less than 30°: the default reading's premise), to break the figures down;
+        # neither is in the dataset's JSON.
+        forward = scene.camera.forward
+        turn = np.degrees(np.arctan2(forward[0], -forward[1]))
+        extra = {"meld_layout": "fans" if scene.style.fan_melds else "columns", "camera_from_a": bool(abs(turn) < 30)}
+        yield {**scene.ground_truth(), **extra}, camera_setup(scene.camera)
 
 
 __all__ = ["Noise", "Tally", "detections_from_truth", "evaluate", "judge", "noisy", "readable", "synthetic_scenes"]

@@ -34,6 +34,8 @@ LOOSE = (0.25, 180.0)
 #: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58° seen from
 #: above; a tilted camera flattens it when the table's perspective is not set.
 DIAGONAL_SLOPE = {"top-down": (40.0, 65.0), "camera": (30.0, 70.0)}
+#: Without a set-up, each team holds at least this share of the indexes in view.
+MIN_TEAM_SHARE = 1 / 6
 #: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
 MAX_DESIGNS = 3
 MIN_SUPPORT = 2
@@ -74,10 +76,14 @@ class CardsSeen:
 def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     if not len(detections):
         return CardsSeen((), {})
-    sides = frame.sides(detections.centers)
     upright = frame.to_frame(detections.centers)
-    upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
     sizes = _index_sizes(detections, frame)
+    if frame.set_up:
+        sides = frame.sides(detections.centers)
+    else:
+        upright[:, 1] -= _middle_line(upright[:, 1], sizes)
+        sides = np.where(upright[:, 1] >= 0, "A", "B")
+    upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
     if frame.setup.perspective is None:
         for side in ("A", "B"):
             mine = sides == side
@@ -106,6 +112,20 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
     return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
+    """Where the table's middle line crosses the frame when nobody set the table up: the sparsest
+    row between the two teams' cards (only the discard pile and turn card lie there), with at least
+    a sixth of the indexes on either side; the frame's middle when it shows only one team."""
+    bandwidth = 1.5 * float(np.median(sizes))
+    grid = np.linspace(heights.min(), heights.max(), 200)
+    density = np.exp(-0.5 * ((grid[:, None] - heights[None, :]) / bandwidth) ** 2).sum(axis=1)
+    below = (heights[None, :] < grid[:, None]).mean(axis=1)
+    allowed = (below >= MIN_TEAM_SHARE) & (below <= 1 - MIN_TEAM_SHARE)
+    if not allowed.any():
+        return 0.0
+    return float(grid[allowed][np.argmin(density[allowed])])
 
 
 def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -121,6 +121,11 @@ class TableFrame:
     def has_areas(self) -> bool:
         return self.setup.areas is not None
 
+    @property
+    def set_up(self) -> bool:
+        """Whether players gave team areas or the table's perspective (else the reader guesses)."""
+        return self.setup.areas is not None or self.setup.perspective is not None
+
     def sides(self, image_points: np.ndarray) -> np.ndarray:
         """The team whose side each image point lies on: its area (:data:`MIDDLE` when in neither),
         else the half of the frame."""

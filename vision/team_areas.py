@@ -1,8 +1,9 @@
 """Where each team's cards lie in the frame: the table set-up players save per table, and the frame
 the reader works in.
 
-By default the half of the frame nearer the camera (the bottom half) is team A's and cards are read
-as the image shows them. Players may draw each team's area (a polygon in image pixels) and may give
+By default the side of the table nearer the camera (the bottom of the frame) is team A's: cards
+are read as the image shows them, the middle line being the sparsest row between the two teams'
+cards (:func:`vision.physical_cards.see_cards` finds it). Players may draw each team's area (a polygon in image pixels) and may give
 the table's perspective: the four image points of a rectangle on the table, far left, far right,
 near right, near left as team A sees it. The reader then works in a top-down view of the table, in
 which team A's cards stand upright and team B's are turned half round.

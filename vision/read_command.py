@@ -1,7 +1,8 @@
 """``python -m vision read IMAGE_OR_VIDEO... [--json] [--annotate DIR] [--every N]``.
 
 Each image (or every N-th frame of a video) is read into a :class:`~vision.reading.TableReading`;
-with ``--json`` one JSON object a line, else a short summary a line. A file that gives no frame is
+with ``--json`` one JSON object a line, else a short summary a line. A video's frames go through a
+:class:`~vision.tracking.TableTracker`, and each line also lists the table events confirmed then. A file that gives no frame is
 reported on stderr in one line and the others are still read; the exit status is 1 if any failed.
 ``--labels`` reads the YOLO label file beside each image (``images/<split>/x.jpg`` ->
 ``labels/<split>/x.txt``) instead of running the detector: the reader on a perfect detector.
@@ -22,6 +23,7 @@ from vision.detections import Detections
 from vision.frame_sources import FrameSourceError, is_video, read_image, video_frames
 from vision.reading import TableReading
 from vision.team_areas import TableFrame, TableSetup, TableSetupError
+from vision.tracking import TableEvent, TableTracker
 
 
 class LabelDetector:
@@ -64,12 +66,14 @@ def run_read(paths: list[Path], as_json: bool, annotate_dir: Path | None, every:
     for path in paths:
         if labeller is not None:
             labeller.path = path
+        tracker = TableTracker() if is_video(path) else None
         try:
             for frame_number, frame in _frames(path, every):
                 started = time.perf_counter()
                 reading = reader.read(frame)
                 ms = (time.perf_counter() - started) * 1000
-                _report(path, frame_number, reading, ms, as_json)
+                events = tracker.update(reading) if tracker else None
+                _report(path, frame_number, reading, ms, as_json, events)
                 if annotate_dir is not None:
                     _write_annotated(annotate_dir, path, frame_number, frame, reading, setup)
         except FrameSourceError as error:
@@ -85,15 +89,26 @@ def _frames(path: Path, every: int):
         yield None, read_image(path)
 
 
-def _report(path: Path, frame_number: int | None, reading: TableReading, ms: float, as_json: bool) -> None:
+def _report(path: Path, frame_number: int | None, reading: TableReading, ms: float, as_json: bool,
+            events: list[TableEvent] | None) -> None:
+    """One line per frame; a video's frames also carry the table events their reading confirmed."""
     if as_json:
         line = {"image": str(path), **({"frame": frame_number} if frame_number is not None else {}),
                 **reading.to_json(), "ms": round(ms, 1)}
+        if events is not None:
+            line["events"] = [_event_json(e) for e in events]
         print(json.dumps(line), flush=True)
         return
     where = f"{path}" + (f" frame {frame_number}" if frame_number is not None else "")
     teams = "; ".join(f"{team}: " + _summary(side) for team, side in reading.teams.items())
-    print(f"{where}: {len(reading.cards())} cards; {teams} ({ms:.0f} ms)", flush=True)
+    happened = "".join(f"; {e.kind}" + (f" {e.team}" if e.team else "") + (f" {' '.join(e.cards)}" if e.cards else "")
+                       for e in events or ())
+    print(f"{where}: {len(reading.cards())} cards; {teams}{happened} ({ms:.0f} ms)", flush=True)
+
+
+def _event_json(event: TableEvent) -> dict:
+    return {"event": event.kind, "team": event.team, "cards": list(event.cards),
+            "broken_rules": [v.message for v in event.violations]}
 
 
 def _summary(side) -> str:

@@ -90,8 +90,9 @@ def test_a_video_that_breaks_gives_its_frames_then_says_so(labelled_image, tmp_p
     (tmp_path / "hand.txt").write_text((labelled_image.parent.parent.parent / "labels" / "test" / "scene.txt").read_text())
     assert main(["read", str(video), "--labels", "--json", "--every", "1"]) == 1
     captured = capsys.readouterr()
-    frames = [json.loads(line)["frame"] for line in captured.out.splitlines()]
-    assert frames == list(range(len(frames))) and 0 < len(frames) < 12
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [line["frame"] for line in lines] == list(range(len(lines))) and 0 < len(lines) < 12
+    assert all(line["events"] == [] for line in lines)  # the same table every frame: nothing happens
     assert "broke off after" in captured.err
 
 

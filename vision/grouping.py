@@ -24,6 +24,8 @@ from vision.team_areas import MIDDLE
 MIDDLE_BAND = 0.5
 #: A group starting further out than this many card heights is a partner's spread hand.
 HAND_LINE = 2.45
+#: A mixed meld holds at most two wild cards (seed 000 §Natural and mixed melds).
+MAX_WILDS_IN_MIXED = 2
 #: The turn card shows at least this many card heights left of the discard pile.
 TURN_CARD_GAP = 0.25
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
@@ -92,6 +94,9 @@ def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[l
             naturals.setdefault(parsed.rank, []).append(card)
     melds = list(naturals.values())
     for chain in _linked_groups(wilds, width, height):
+        if len(chain) > MAX_WILDS_IN_MIXED:
+            melds.append(chain)  # more wild cards than a mixed meld holds: a wild-card meld
+            continue
         near = [(abs(n.top_left[0] - w.top_left[0]) / width + abs(n.top_left[1] - w.top_left[1]) / height, i)
                 for i, meld in enumerate(melds[:len(naturals)]) for n in meld for w in chain
                 if _one_step(n, w, width, height)]

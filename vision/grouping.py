@@ -83,7 +83,7 @@ def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> 
 def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:
     """A team melds each rank once, so its natural cards of one rank are one meld (adjacent fans
     interleave, so position alone cannot tell them apart); wild cards join the meld they sit in (a
-    natural card one step away, through other wild cards), or else make a wild-card meld."""
+    meld's card just above, through other wild cards), or else make a wild-card meld."""
     naturals: dict[str, list[SeenCard]] = {}
     wilds = []
     for card in cards:
@@ -97,18 +97,16 @@ def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[l
         if len(chain) > MAX_WILDS_IN_MIXED:
             melds.append(chain)  # more wild cards than a mixed meld holds: a wild-card meld
             continue
+        # A wild card sits at the end of a meld (never on a pile: one natural card alone), and a
+        # joker's index, printed elsewhere than the other decks', may sit up to a card away.
         near = [(abs(n.top_left[0] - w.top_left[0]) / width + abs(n.top_left[1] - w.top_left[1]) / height, i)
-                for i, meld in enumerate(melds[:len(naturals)]) for n in meld for w in chain
-                if _one_step(n, w, width, height)]
+                for i, meld in enumerate(melds[:len(naturals)]) if len(meld) > 1 for n in meld for w in chain
+                if abs(n.top_left[0] - w.top_left[0]) < width and 0 < w.top_left[1] - n.top_left[1] < height]
         if near:
             melds[min(near)[1]] += chain
         else:
             melds.append(chain)
     return melds
-
-
-def _one_step(a: SeenCard, b: SeenCard, width: float, height: float) -> bool:
-    return abs(a.top_left[0] - b.top_left[0]) < STEP[0] * width and abs(a.top_left[1] - b.top_left[1]) < STEP[1] * height
 
 
 def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:

@@ -13,7 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, SUITS, Card
-from companion.melds import Meld
 
 TEAMS = ("A", "B")
 CANASTA_SIZE = 7
@@ -34,7 +33,8 @@ class ReadCard:
 @dataclass(frozen=True)
 class ReadMeld:
     """Cards of one meld, in the order they lie (top of the column first); ``x`` is where the meld
-    lies along the team's row, in the reader's frame, so a meld keeps its place from frame to frame."""
+    lies along the team's row, in the reader's frame (a team's melds are listed left to right as the
+    team sees them)."""
 
     cards: tuple[ReadCard, ...]
     x: float
@@ -42,10 +42,6 @@ class ReadMeld:
     @property
     def codes(self) -> list[str]:
         return [card.code for card in self.cards]
-
-    @property
-    def meld(self) -> Meld:
-        return Meld(tuple(Card.parse(code) for code in self.codes))
 
 
 @dataclass(frozen=True)
@@ -79,10 +75,6 @@ class TeamReading:
         return ([c for m in self.melds for c in m.cards] + [p.top for p in self.piles] + list(self.threes)
                 + [c for hand in self.hands for c in hand])
 
-    def laid(self) -> list[ReadMeld | CanastaPile]:
-        """Melds and piles in the order they lie along the team's row (the order they were opened)."""
-        return sorted([*self.melds, *self.piles], key=lambda item: item.x)
-
 
 @dataclass(frozen=True)
 class TableReading:
@@ -92,14 +84,14 @@ class TableReading:
     teams: dict[str, TeamReading] = field(default_factory=lambda: {team: TeamReading() for team in TEAMS})
     discard: tuple[ReadCard, ...] = ()
     turn_card: ReadCard | None = None
-    unplaced: tuple[ReadCard, ...] = ()  #: cards seen but not understood as part of the table
 
     def cards(self) -> list[ReadCard]:
         """Every card read, team A's then team B's, then the middle of the table."""
         cards = [c for team in TEAMS for c in self.teams[team].cards()] + list(self.discard)
-        return cards + ([self.turn_card] if self.turn_card else []) + list(self.unplaced)
+        return cards + ([self.turn_card] if self.turn_card else [])
 
     def doubtful(self, below: float = 0.5) -> list[ReadCard]:
+        """The cards read with a confidence under ``below``, for the app to flag."""
         return [card for card in self.cards() if card.confidence < below]
 
     def to_hand_dict(self, went_out: str | None = None, pile_contents: dict[tuple[str, str], list[str]] | None = None) -> dict:

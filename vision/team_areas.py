@@ -51,21 +51,18 @@ class TableSetup:
 
     @classmethod
     def from_json(cls, data: dict) -> TableSetup:
-        try:
-            areas = data.get("areas")
-            if areas is not None:
-                areas = {team: np.asarray(areas[team], np.float64).reshape(-1, 2) for team in TEAMS}
-                if any(len(polygon) < 3 for polygon in areas.values()):
-                    raise TableSetupError("areas: each team's area needs at least three points")
-            corners = data.get("table_corners")
-            if corners is not None:
-                return cls.from_corners(corners, areas)
-            perspective = data.get("perspective")
-            return cls(areas, None if perspective is None else np.asarray(perspective, np.float64).reshape(3, 3))
-        except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, TableSetupError):
-                raise
-            raise TableSetupError(f"table set-up: expected areas A and B as point lists and four table_corners ({error})") from None
+        if not isinstance(data, dict):
+            raise TableSetupError("table set-up: expected an object with \"areas\" and/or \"table_corners\"")
+        areas = data.get("areas")
+        if areas is not None:
+            areas = {team: _points(areas.get(team) if isinstance(areas, dict) else None, f"areas.{team}", 3)
+                     for team in TEAMS}
+        if data.get("table_corners") is not None:
+            return cls.from_corners(_points(data["table_corners"], "table_corners", 4, exactly=True), areas)
+        perspective = data.get("perspective")
+        if perspective is not None:
+            perspective = _points(perspective, "perspective", 3, exactly=True, width=3)
+        return cls(areas, perspective)
 
     def to_json(self) -> dict:
         data: dict = {}
@@ -149,6 +146,19 @@ class TableFrame:
         width, height = image_size
         return {"B": np.array([[0, 0], [width, 0], [width, height / 2], [0, height / 2]]),
                 "A": np.array([[0, height / 2], [width, height / 2], [width, height], [0, height]])}
+
+
+def _points(value, where: str, count: int, exactly: bool = False, width: int = 2) -> np.ndarray:
+    """A list of ``[x, y]`` points (or matrix rows), checked, or one line saying what is wrong."""
+    try:
+        points = np.asarray(value, np.float64)
+    except (TypeError, ValueError):
+        points = np.zeros((0,))
+    enough = len(points) == count if exactly else len(points) >= count
+    if points.ndim != 2 or points.shape[1] != width or not enough or not np.isfinite(points).all():
+        need = f"{'exactly' if exactly else 'at least'} {count} [{', '.join('xyz'[:width])}] rows"
+        raise TableSetupError(f"table set-up: {where} must be a list of {need}")
+    return points
 
 
 def _middle_of(area_a: np.ndarray, area_b: np.ndarray) -> tuple[np.ndarray, float]:

@@ -53,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
     sheet.add_argument("--seed", type=int, default=0)
     sheet.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     sheet.set_defaults(run=_run_sheet)
+
+    video = commands.add_parser("video", help="film a simulated hand with per-frame ground truth")
+    video.add_argument("--out", type=Path, default=Path("datasets/demo"))
+    video.add_argument("--seed", type=int, default=0)
+    video.add_argument("--size", default="960x540", help="WIDTHxHEIGHT (default %(default)s)")
+    video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    video.set_defaults(run=_run_video)
     return parser
 
 
@@ -127,6 +134,17 @@ def _run_faces(args: argparse.Namespace) -> int:
     for deck_id, reason in index["rejected"].items():
         print(f"not used: {deck_id}: {reason}")
     print(f"{len(index['decks'])} decks in {args.atlas} ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+def _run_video(args: argparse.Namespace) -> int:
+    from vision.atlas import FaceAtlas
+    from vision.video import write_hand_video
+
+    size = parse_size(args.size)
+    atlas = FaceAtlas(args.atlas)
+    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size)
+    print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")
     return 0
 
 

@@ -75,9 +75,13 @@ def random_style(rng: random.Random) -> LayoutStyle:
 def lay_out(state: TableState, rng: random.Random, aspect: float, style: LayoutStyle) -> list[PlacedCard]:
     """Every card of the table in drawing order (cards drawn later lie on top)."""
     copies: dict[str, int] = {}
-    cards = _centre(state, rng, aspect, style)
+    # Each part of the table has its own random stream, so a card added to one part (a frame of the
+    # hand video) moves no card anywhere else.
+    table_seed = rng.getrandbits(32)
+    cards = _centre(state, random.Random(f"{table_seed}-centre"), aspect, style)
     for team, turn in (("A", 0.0), ("B", math.pi)):
-        cards += [_turned(card, turn) for card in _team_side(state, team, rng, aspect, style)]
+        team_rng = random.Random(f"{table_seed}-{team}")
+        cards += [_turned(card, turn) for card in _team_side(state, team, team_rng, aspect, style)]
     return [_with_copy(card, copies) for card in cards]
 
 
@@ -105,23 +109,23 @@ def _team_side(state: TableState, team: str, rng: random.Random, aspect: float, 
     """A team's cards, laid out for team A (below the middle); team B's are turned half round."""
     side = state.teams[team]
     step = aspect + style.column_gap
-    piles = [m for m in side.melds if len(m) == CANASTA_SIZE and style.squares_canastas]
-    columns = [m for m in side.melds if m not in piles]
-    width = step * (len(piles) + len(columns)) + (aspect * 2.5 if side.threes else 0)
-    x = -width / 2 + aspect / 2 + rng.uniform(-0.5, 0.5)
+    # Room for at least five melds, so a new meld does not shift the ones already down.
+    width = step * max(5, len(side.melds)) + aspect * 2.5
+    start = -width / 2 + aspect / 2 + rng.uniform(-0.5, 0.5)
     top = 1.0 + rng.uniform(0, 0.4)
     cards: list[PlacedCard] = []
     for number, meld in enumerate(side.melds):
-        group_is_pile = meld in piles
-        if group_is_pile:
-            cards += _canasta_pile(meld, Group(team, "canasta_pile", number), x, top + 0.6, rng, style)
+        x = start + number * step
+        meld_rng = random.Random(f"{rng.random()}-{number}")
+        if len(meld) == CANASTA_SIZE and style.squares_canastas:
+            cards += _canasta_pile(meld, Group(team, "canasta_pile", number), x, top + 0.6, meld_rng, style)
         elif style.fan_melds:
-            cards += _fan(meld, Group(team, "meld", number), x, top, rng, style)
+            cards += _fan(meld, Group(team, "meld", number), x, top, meld_rng, style)
         else:
-            cards += _column(meld, Group(team, "meld", number), x, top, rng, style)
-        x += step
+            cards += _column(meld, Group(team, "meld", number), x, top, meld_rng, style)
     if side.threes:
-        cards += _row(side.threes, Group(team, "threes", 0), x + 0.2, top + 0.6, aspect * 0.4, rng, style)
+        threes_x = start + max(5, len(side.melds)) * step + 0.2
+        cards += _row(side.threes, Group(team, "threes", 0), threes_x, top + 0.6, aspect * 0.4, rng, style)
     hand_y = top + 1.0 + style.overlap * 6 + 0.5
     for number, hand in enumerate(side.hands):
         start = (-1 if number == 0 else 0.5) * max(3.0, aspect * 0.4 * len(hand) + 1)

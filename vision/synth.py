@@ -76,9 +76,9 @@ def scene_seed(dataset_seed: int, split: str, number: int) -> int:
 
 def build_scene(atlas: FaceAtlas, seed: int, image_size: tuple[int, int], split: str = "train",
                 state: TableState | None = None, style: LayoutStyle | None = None,
-                camera: Camera | None = None) -> Scene:
-    """Everything about a scene except its pixels. ``state``, ``style`` and ``camera`` may be given
-    (the video keeps them across frames); otherwise they are drawn from ``seed``."""
+                camera: Camera | None = None, occluders: list[list[Shape]] | None = None) -> Scene:
+    """Everything about a scene except its pixels. ``state``, ``style``, ``camera`` and ``occluders``
+    may be given (the video keeps them across frames); otherwise they are drawn from ``seed``."""
     rng = random.Random(seed)
     state = state or random_table(rng)
     style = style or random_style(rng)
@@ -89,7 +89,8 @@ def build_scene(atlas: FaceAtlas, seed: int, image_size: tuple[int, int], split:
     placed = lay_out(state, rng, aspect, style)
     if camera is None:
         camera = random_camera(rng, image_size, _look_at(rng, placed))
-    occluders = random_occluders(rng, image_size, camera.card_height_px)
+    if occluders is None:
+        occluders = random_occluders(rng, image_size, camera.card_height_px)
     cards = [_face_for(atlas, rng, card, decks, joker_deck, camera) for card in placed]
     owners = id_map(image_size, [c.quad for c in cards], [shape.polygon for occ in occluders for shape in occ])
     for number, card in enumerate(cards):

@@ -23,7 +23,7 @@ from vision.evaluate_reader import detections_from_truth, noisy, Noise
 from vision.team_areas import TEAMS, TableSetup
 from vision.tracking import TableTracker, meld_key
 
-COMPARED = ("turn_card_taken", "three_laid_out", "meld", "added_to_meld", "canasta", "hands_spread")
+COMPARED = ("turn_card_taken", "three_laid_out", "opened", "meld", "added_to_meld", "canasta", "hands_spread")
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,11 @@ def _truth_events(events: list[dict]) -> list[tuple]:
     for e in events:
         if e["event"] not in COMPARED:
             continue
+        if e["event"] == "opened":
+            for number, meld in enumerate(e["melds"]):
+                melds[(e["team"], number)] = list(meld)
+            out.append(_opening(e["team"], e["melds"]))
+            continue
         if e["event"] in ("meld", "added_to_meld", "canasta"):
             melds.setdefault((e["team"], e["meld"]), []).extend(e["cards"])
         if e["event"] == "canasta":
@@ -101,7 +106,15 @@ def _truth_events(events: list[dict]) -> list[tuple]:
     return out
 
 
+def _opening(team: str, melds) -> tuple:
+    """An opening by its melds' ranks and sizes: a canasta in it may already be squared, showing
+    only its top card."""
+    return ("opened", team, tuple(sorted((meld_key(m), len(m)) for m in melds)))
+
+
 def _read_event(event) -> tuple:
+    if event.kind == "opened":
+        return _opening(event.team, event.melds)
     if event.kind == "canasta":
         return ("canasta", event.team, event.meld)
     if event.kind in ("meld", "added_to_meld", "three_laid_out"):

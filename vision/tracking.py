@@ -17,7 +17,7 @@ cards are remembered from the meld it was squared from.
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from companion.cards import Card
 from companion.hand import (
@@ -30,12 +30,14 @@ from vision.reading import CANASTA_SIZE, TEAMS, TableReading
 @dataclass(frozen=True)
 class TableEvent:
     """What changed on the table, in the game's words: ``kind`` is one of ``turn_card_taken``,
-    ``three_laid_out``, ``meld``, ``added_to_meld``, ``canasta``, ``hands_spread``."""
+    ``three_laid_out``, ``opened`` (a team's first melds, laid at once), ``meld`` (a later new meld),
+    ``added_to_meld``, ``canasta`` (a meld reached seven), ``hands_spread``."""
 
     kind: str
     team: str | None = None
     meld: str | None = None  #: the meld's rank ("wild" for wild cards)
     cards: tuple[str, ...] = ()
+    melds: tuple[tuple[str, ...], ...] = ()  #: an opening's melds
     frame: int = 0
     violations: tuple[Violation, ...] = ()
 
@@ -147,6 +149,8 @@ class TableTracker:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
         for team in TEAMS:
             events += self._threes(team, before, changed)
+            if not self.state.teams[team].opened:
+                events += self._opening(team, changed)
             for key, value in changed.items():
                 if key[0] == team and key[1] == "meld" and value is not None:
                     events += self._meld(team, key[2], before.get(key) or (), value)
@@ -158,21 +162,40 @@ class TableTracker:
     def _threes(self, team: str, before: dict, changed: dict) -> list[TableEvent]:
         if (team, "threes") not in changed or changed[(team, "threes")] is None:
             return []
-        laid = Counter(changed[(team, "threes")]) - Counter(before.get((team, "threes")) or ())
+        # Against what the hand already holds: a three hidden for a while and seen again is no new one.
+        laid = Counter(changed[(team, "threes")]) - Counter(c.code for c in self.state.teams[team].threes.cards)
         return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._frame))
                 for code in sorted(laid.elements())]
 
+    def _opening(self, team: str, changed: dict) -> list[TableEvent]:
+        """A team's first melds, laid in one turn: one opening (a canasta among them may already be
+        squared: only its top card shows, the rest are taken to be like it)."""
+        laid = {key[2]: value if key[1] == "meld" else (value,) * CANASTA_SIZE
+                for key, value in changed.items() if key[0] == team and key[1] in ("meld", "pile") and value}
+        if not laid:
+            return []
+        for rank in laid:
+            self._meld_numbers[team][rank] = len(self._meld_numbers[team])
+        melds = tuple(tuple(sorted(codes)) for codes in laid.values())
+        event = self._apply(Opened(team, tuple(tuple(Card.parse(c) for c in m) for m in melds)),
+                            TableEvent("opened", team, cards=tuple(c for m in melds for c in m), melds=melds,
+                                       frame=self._frame))
+        for key in [key for key in changed if key[0] == team and key[1] == "pile"]:
+            self._close(team, key[2])
+        return [event]
+
     def _meld(self, team: str, rank: str, old: tuple, new: tuple) -> list[TableEvent]:
+        numbers = self._meld_numbers[team]
+        if rank in numbers:  # against what the hand already holds, not the last reading
+            old = tuple(c.code for c in self.state.teams[team].melds[numbers[rank]].cards)
         added = tuple(sorted((Counter(new) - Counter(old)).elements()))
         if not added:
             return []
-        numbers = self._meld_numbers[team]
         cards = tuple(Card.parse(code) for code in added)
         if rank not in numbers:
             numbers[rank] = len(self.state.teams[team].melds)
-            core = MeldStarted(team, cards) if self.state.teams[team].opened else Opened(team, (cards,))
-            return [self._apply(core, TableEvent("meld", team, rank, added, self._frame))]
+            return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, self._frame))]
         kind = "canasta" if len(new) >= CANASTA_SIZE else "added_to_meld"
         return [self._apply(CardsAdded(team, numbers[rank], cards), TableEvent(kind, team, rank, added, self._frame))]
 
@@ -184,15 +207,17 @@ class TableTracker:
         events = []
         if missing:
             events += self._meld(team, rank, meld, meld + (top,) * missing)
+        self._close(team, rank)
+        return events
+
+    def _close(self, team: str, rank: str) -> None:
         number = self._meld_numbers[team].get(rank)
         if number is not None:
             self._apply(CanastaClosed(team, number), None)
             self.pile_contents[(team, rank)] = tuple(c.code for c in self.state.teams[team].melds[number].cards)
-        return events
 
     def _apply(self, core_event, table_event: TableEvent | None) -> TableEvent | None:
         violations = self.state.apply(core_event)
         if table_event is None:
             return None
-        return TableEvent(table_event.kind, table_event.team, table_event.meld, table_event.cards,
-                          table_event.frame, tuple(violations))
+        return replace(table_event, violations=tuple(violations))

@@ -22,7 +22,7 @@ def test_flicker_and_a_passing_hand_change_nothing():
     kings = [["KH", "KS", "KD"]]
     for reading in [_reading(), _reading(), _reading(kings), _reading(kings), _reading(kings)]:
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["meld"]
+    assert [e.kind for e in tracker.events] == ["opened"]
     # One frame with a card hidden, one with an arm over the turn card: no event, no change.
     for reading in [_reading([["KH", "KS"]]), _reading(kings, turn_card=False), _reading(kings), _reading(kings)]:
         assert tracker.update(reading) == []
@@ -38,7 +38,7 @@ def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_me
         + [_reading([six], turn_card=False)] * 2 + [squared] * 2
     for reading in frames:
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["turn_card_taken", "meld", "added_to_meld", "canasta"]
+    assert [e.kind for e in tracker.events] == ["turn_card_taken", "opened", "added_to_meld", "canasta"]
     assert tracker.state.turn_card.drawn and "K" in tracker.state.dead_ranks
     assert sorted(tracker.pile_contents[("A", "K")]) == sorted(six + ["KS"])  # the seventh card is the top one
     (pile,) = squared.to_hand_dict(pile_contents=tracker.pile_contents)["teams"]["A"]["melds"]

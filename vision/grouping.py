@@ -22,8 +22,10 @@ from vision.team_areas import MIDDLE
 #: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
 #: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
 MIDDLE_BAND = 0.5
-#: A group starting further out than this many card heights is a partner's spread hand.
+#: A group starting further out than this many card heights, and no taller than the second number
+#: (a row), is a partner's spread hand.
 HAND_LINE = 2.45
+HAND_ROW_HEIGHT = 0.6
 #: A mixed meld holds at most two wild cards (seed 000 §Natural and mixed melds).
 MAX_WILDS_IN_MIXED = 2
 #: The turn card shows at least this many card heights left of the discard pile.
@@ -63,7 +65,9 @@ def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[l
 def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
     cards = [c for g in groups for c in g]
     groups = [g for g in groups if not _lower_index_of(g, cards, width, height)]
-    hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height]
+    # A partner's spread hand is a row; cards past the hand line stacked down a column are melds.
+    hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
+             and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
     laid = [c for g in groups if g not in hands for c in g]
     strays = [g for g in hands if _end_of_column(g, laid, width, height)]
     hands = [g for g in hands if g not in strays]

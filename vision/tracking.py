@@ -59,6 +59,9 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
 
 
 _NO_CHANGE = object()
+#: Spread hands show at least this many cards (one card past the hand line is more likely a stray
+#: index of a meld whose other cards are hidden).
+MIN_SPREAD_CARDS = 2
 
 
 def _grows(key: tuple, old, new) -> bool:
@@ -138,7 +141,8 @@ class TableTracker:
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
         if self.hands_spread:
             return []  # the hand is over: what changes now is only how the spread cards are read
-        if any(changed.get((team, "hands")) for team in TEAMS):
+        spread = [card for team in TEAMS for hand in self.steady.get((team, "hands"), ()) for card in hand]
+        if any(changed.get((team, "hands")) for team in TEAMS) and len(spread) >= MIN_SPREAD_CARDS:
             # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
             # plays.
             self.hands_spread = True

@@ -55,7 +55,13 @@ def _trained_detector(weights: Path | None):
     except ImportError:
         raise DetectorMissing("the card detector is not trained yet (issue 4, vision/detector.py); "
                               "give CardReader a detector, or read detections with read_detections()") from None
+    unloadable: tuple[type[Exception], ...] = (OSError,)
+    try:  # the detector's own error for missing or damaged weights (issue 4)
+        from vision.weights import WeightsError
+        unloadable += (WeightsError,)
+    except ImportError:
+        pass
     try:
         return CardDetector(weights) if weights is not None else CardDetector()
-    except (OSError, FileNotFoundError) as error:
+    except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

@@ -120,6 +120,11 @@ def load_hand(data: Any) -> EndOfHand:
     if extra:
         raise HandFileError(f"teams.{extra[0]}: the teams are \"A\" and \"B\"")
     teams = {t: _team(teams_data.get(t, {}), f"teams.{t}", variant, rules) for t in TEAMS}
+    for t in TEAMS:
+        for i, meld in enumerate(teams[t].melds):
+            if meld.rank == "3" and went_out != t:
+                # seed 001 §Threes: black threes are melded only on the turn a player goes out
+                raise HandFileError(f"teams.{t}.melds[{i}]: black threes meld only when going out, and team {t} did not go out (seed 001 §Threes)")
     overflow = pack_overflow(c for t in TEAMS for c in teams[t].all_cards())
     if overflow:
         raise HandFileError(f"teams: {overflow}")

@@ -6,7 +6,7 @@ threes never go into melds. Seed 001 §Threes (classic): only red threes are lai
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import Card
 
@@ -16,17 +16,15 @@ class Threes:
     """The row of threes a team has laid out."""
 
     cards: tuple[Card, ...] = ()
+    red: int = field(init=False, compare=False)
+    black: int = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", tuple(self.cards))
-
-    @property
-    def red(self) -> int:
-        return sum(1 for c in self.cards if c.is_red_three)
-
-    @property
-    def black(self) -> int:
-        return sum(1 for c in self.cards if c.is_black_three)
+        cards = tuple(self.cards)
+        object.__setattr__(self, "cards", cards)
+        # counted once: the scorer asks for them on every camera reading
+        object.__setattr__(self, "red", sum(1 for c in cards if c.is_red_three))
+        object.__setattr__(self, "black", sum(1 for c in cards if c.is_black_three))
 
     def plus(self, *cards: Card) -> Threes:
         return Threes(self.cards + tuple(cards))

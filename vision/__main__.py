@@ -4,7 +4,8 @@
     synth   write a YOLO dataset of synthetic table scenes with scene ground truth
     sheet   write a contact sheet (a dozen scenes with their boxes) to judge realism
     video   play a simulated hand forward and write it as a video with per-frame ground truth
-    tiles, train, export, evaluate: the card detector (vision.detector_cli)
+    read    read tables from images or videos: each team's melds, piles and threes
+    tiles, train, classifier, export, evaluate: the card detector (vision.detector_cli)
 """
 
 from __future__ import annotations
@@ -62,9 +63,27 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--size", default="960x540", help="WIDTHxHEIGHT (default %(default)s)")
     video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     video.set_defaults(run=_run_video)
+    read = commands.add_parser("read", help="read tables from images or videos")
+    read.add_argument("paths", type=Path, nargs="+", metavar="IMAGE_OR_VIDEO")
+    read.add_argument("--json", action="store_true", help="one JSON object per image or frame")
+    read.add_argument("--annotate", type=Path, metavar="DIR", help="write each image with its reading drawn")
+    read.add_argument("--every", type=int, default=1, metavar="N", help="read every N-th video frame")
+    read.add_argument("--setup", type=Path, help="the table's saved set-up (team areas, perspective) as JSON")
+    read.add_argument("--weights", type=Path, help="detector weights (default: the detector's own)")
+    read.add_argument("--labels", action="store_true", help="use the YOLO labels beside each image, not the detector")
+    read.set_defaults(run=_run_read)
 
     detector_cli.add_commands(commands)
     return parser
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    from vision.read_command import run_read
+
+    if args.every < 1:
+        raise UsageError("--every must be at least 1")
+    annotate_dir = _writable_dir(args.annotate) if args.annotate else None
+    return run_read(args.paths, args.json, annotate_dir, args.every, args.setup, args.weights, args.labels)
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -106,7 +106,8 @@ def _paint_card(image: np.ndarray, card: SceneCard, pyramid: _FacePyramid, card_
     alpha = warped[..., 3:].astype(np.float32) / 255
     colour = warped[..., :3].astype(np.float32) * _wear(rng, warped.shape[:2])
     roi = image[cy0:cy1, cx0:cx1]
-    roi[:] = (colour * alpha + roi * (1 - alpha)).astype(np.uint8)
+    # clip before the cast: a brightened white (255 × 1.1) would wrap around to near black
+    roi[:] = np.clip(colour * alpha + roi * (1 - alpha), 0, 255).astype(np.uint8)
 
 
 def _wear(rng: random.Random, shape: tuple[int, int]) -> np.ndarray:

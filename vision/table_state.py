@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from companion.cards import COPIES_PER_CARD, Card, JOKER, JOKERS_IN_PACK, NATURAL_RANKS, SUITS
+from companion.legality import opening_minimum
 
 TEAMS = ("A", "B")
 CANASTA_SIZE = 7
@@ -99,6 +100,11 @@ def random_table(rng: random.Random, hand_over: bool | None = None) -> TableStat
     if hand_over:
         went_out = rng.choice(TEAMS)
         _make_able_to_go_out(rng, pack, teams[went_out], ranks)
+    for side in teams.values():
+        _make_opening_possible(rng, pack, side, ranks)
+    if went_out and not _can_go_out(teams[went_out]):
+        went_out = None  # too few ranks were left for two canastas: the stock ran out instead
+    if hand_over:
         for team in TEAMS:
             teams[team].hands = _spread_hands(rng, pack, went_out == team)
     discard = pack.any(rng.randint(1, 6))
@@ -132,6 +138,36 @@ def _natural_meld(rng: random.Random, pack: Pack, rank: str, may_mix: bool) -> l
         return []
     wilds = pack.take(WILDS, min(2, size - len(naturals))) if mixed and len(naturals) >= 5 else []
     return naturals + wilds
+
+
+def _make_opening_possible(rng: random.Random, pack: Pack, side: TeamTable, free_ranks: list[str]) -> None:
+    """A team with melds on the table has opened, so its melds hold a clean triple and count at least
+    the opening minimum of a team on 0 points (seed 000 §Your team's first meld): add natural melds
+    of unused ranks until they do."""
+    def opened_legally() -> bool:
+        points = sum(Card.parse(code).points for meld in side.melds for code in meld)
+        # a wholly natural meld: the opening's clean triple, which the others' wild cards leave clean
+        clean = any(all(Card.parse(code).is_natural for code in meld) for meld in side.melds)
+        return points >= opening_minimum(0) and clean
+
+    # 7s and aces would leave an unfinished meld that stops the team going out
+    usable = [rank for rank in free_ranks if rank not in ("7", "A")]
+    while side.melds and not opened_legally() and usable:
+        rank = usable.pop()
+        free_ranks.remove(rank)
+        meld = _natural_meld(rng, pack, rank, may_mix=False)
+        if meld:
+            side.melds.append(meld)
+    if not opened_legally():  # not enough ranks left: this team has not opened yet
+        for meld in side.melds:
+            pack.left.update(meld)
+        side.melds = []
+
+
+def _can_go_out(side: TeamTable) -> bool:
+    """Seed 000 §Going out: two canastas and no unfinished meld of 7s, natural aces or wild cards."""
+    canastas = sum(len(meld) == CANASTA_SIZE for meld in side.melds)
+    return canastas >= 2 and not any(len(m) < CANASTA_SIZE and _blocks_going_out(m) for m in side.melds)
 
 
 def _wild_meld(rng: random.Random, pack: Pack, size: int) -> list[str]:

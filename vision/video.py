@@ -18,6 +18,12 @@ from pathlib import Path
 
 import cv2
 
+import numpy as np
+
+from companion.cards import Card
+from companion.legality import opening_minimum
+from companion.hand import CardsAdded, HandEnded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn, WentOut
+from companion.hand import Event as HandEvent
 from vision.atlas import FaceAtlas
 from vision.augment import photograph
 from vision.camera import random_camera
@@ -27,44 +33,155 @@ from vision.scene import random_style
 from vision.synth import build_scene
 from vision.table_state import TEAMS, TableState, TeamTable, random_table
 
-FRAMES_PER_EVENT = 3
-FPS = 4
+#: Each event is filmed as a few stills (an arm reaching in, then a clear view), each held for a
+#: third of a second at a webcam's frame rate, with fresh sensor noise in every frame.
+STILLS_PER_EVENT = 3
+FRAMES_PER_STILL = 8
+FPS = 25
 
 
 def hand_events(final: TableState, rng: random.Random) -> list[tuple[dict, TableState]]:
-    """The table after each event of the hand, from the deal to the spread hands."""
+    """The table after each event of the hand, from the deal to the spread hands.
+
+    Played as the rules have it: each team's first meld is an opening that reaches the minimum for a
+    team on 0 points with a clean triple (seed 000 §Your team's first meld), wild cards come last in
+    their melds (the rule of five), and the turn card is drawn late, when 8 cards are left.
+    """
     state = TableState({t: TeamTable() for t in TEAMS}, final.discard[:1], 40, final.turn_card or final.discard[0])
     steps: list[tuple[dict, TableState]] = [({"event": "deal"}, copy.deepcopy(state))]
 
     def record(event: dict) -> None:
         steps.append((event, copy.deepcopy(state)))
 
-    state.turn_card = None
-    record({"event": "turn_card_taken"})
-    moves = _table_moves(final)
-    rng.shuffle(moves)
-    moves.sort(key=lambda move: move[2])  # within each meld the cards keep the order they were laid
-    for team, kind, order, target, codes in _interleave(moves, rng):
-        side = state.teams[team]
-        if kind == "three":
-            side.threes.append(codes[0])
-            record({"event": "three_laid_out", "team": team, "card": codes[0]})
-        elif len(side.melds) <= target:
-            side.melds.append(list(codes))
-            record({"event": "meld", "team": team, "meld": target, "cards": list(codes)})
-        else:
-            side.melds[target].extend(codes)
-            record({"event": "canasta" if len(side.melds[target]) == 7 else "added_to_meld",
-                    "team": team, "meld": target, "cards": list(codes)})
+    turns = _playable_turns(final, rng)
+    turn_card_at = int(len(turns) * 0.8)
+    for number, turn in enumerate(turns):
+        if number == turn_card_at:
+            state.turn_card = None
+            record({"event": "turn_card_taken"})
+        record(_play(state, turn))
         state.stock_size = max(0, state.stock_size - 1)
         if rng.random() < 0.4 and len(state.discard) < len(final.discard):
             state.discard.append(final.discard[len(state.discard)])
+    if state.turn_card is not None:
+        state.turn_card = None
+        record({"event": "turn_card_taken"})
     state.went_out = final.went_out
-    record({"event": "went_out", "team": final.went_out})
+    record({"event": "went_out", "team": final.went_out} if final.went_out else {"event": "stock_out"})
     for team in TEAMS:
         state.teams[team].hands = copy.deepcopy(final.teams[team].hands)
     record({"event": "hands_spread"})
     return steps
+
+
+def _playable_turns(final: TableState, rng: random.Random, tries: int = 20) -> list[list]:
+    """An order of play for the final table that the game core finds legal, if one of a few random
+    orders is (the orderings follow the rules, but an opening can pull a wild-card meld ahead of a
+    wild card another meld was due)."""
+    for _ in range(tries):
+        moves = _table_moves(final)
+        rng.shuffle(moves)
+        moves.sort(key=lambda move: move[2])  # within each meld the cards keep the order they were laid
+        turns = _with_openings(_interleave(moves, rng))
+        if _legal(turns):
+            break
+    return turns
+
+
+def _legal(turns: list[list]) -> bool:
+    state, scratch = HandState(), TableState({t: TeamTable() for t in TEAMS}, [], 0, None)
+    return not any(state.apply(as_hand_event(_play(scratch, turn))) for turn in turns)
+
+
+def as_hand_event(event: dict) -> HandEvent | None:
+    """The game core's event for one event of the simulated hand (``None`` for the deal and the
+    spread hands, which change nothing the hand state checks)."""
+    cards = lambda codes: tuple(Card.parse(c) for c in codes)  # noqa: E731
+    kind, team = event["event"], event.get("team")
+    if kind == "opened":
+        return Opened(team, tuple(cards(m) for m in event["melds"]))
+    if kind == "meld":
+        return MeldStarted(team, cards(event["cards"]))
+    if kind in ("added_to_meld", "canasta"):
+        return CardsAdded(team, event["meld"], cards(event["cards"]))
+    if kind == "three_laid_out":
+        return ThreesLaidOut(team, cards([event["card"]]))
+    if kind == "turn_card_taken":
+        return TurnCardDrawn()
+    if kind == "went_out":
+        return WentOut(team)
+    if kind == "stock_out":
+        return HandEnded("stock_out")
+    return None
+
+
+def _play(state: TableState, turn: list) -> dict:
+    """Put one turn's cards on the table; the event that says what happened."""
+    team, kind, _, target, codes = turn[0]
+    side = state.teams[team]
+    if kind == "three":
+        side.threes.append(codes[0])
+        return {"event": "three_laid_out", "team": team, "card": codes[0]}
+    if kind == "opening":
+        melds: dict[int, list[str]] = {}
+        for _, _, _, number, cards in turn:
+            melds.setdefault(number, []).extend(cards)
+        side.melds.extend(list(melds[number]) for number in sorted(melds))
+        return {"event": "opened", "team": team, "melds": [melds[number] for number in sorted(melds)]}
+    if len(side.melds) <= target:
+        side.melds.append(list(codes))
+        return {"event": "meld", "team": team, "meld": target, "cards": list(codes)}
+    side.melds[target].extend(codes)
+    return {"event": "canasta" if len(side.melds[target]) == 7 else "added_to_meld",
+            "team": team, "meld": target, "cards": list(codes)}
+
+
+def _with_openings(ordered: list) -> list[list]:
+    """Group moves into turns: a team's first meld becomes an opening that also takes the team's next
+    meld moves (in their playable order) until it counts the minimum of a team on 0 points with a
+    clean triple (the simulated hand is the first of a game)."""
+    wild_melds = {(m[0], m[3]) for m in ordered if m[1] == "meld" and m[2] == 0 and not any(map(_is_natural, m[4]))}
+    turns, opened, pending = [], set(), list(ordered)
+    while pending:
+        move = pending.pop(0)
+        if move[1] != "meld" or move[0] in opened:
+            turns.append([move])
+            continue
+        opened.add(move[0])
+        opening = [move]
+        # Wild cards are the last of their natural meld, so they can wait for its five naturals;
+        # they join the opening only when it can't reach the minimum without them.
+        for with_wild in (False, True):
+            for later in [m for m in pending if m[0] == move[0] and m[1] == "meld"]:
+                if _opening_points(opening) >= opening_minimum(0) and _has_clean_triple(opening):
+                    break
+                wild_card = later[2] > 0 and (later[0], later[3]) not in wild_melds and not _all_natural(later)
+                if wild_card and not (with_wild and _has_clean_triple(opening + [later])):
+                    continue
+                opening.append(later)
+                pending.remove(later)
+        turns.append([(t, "opening", o, n, c) for t, _, o, n, c in opening])
+    return turns
+
+
+def _opening_points(moves: list) -> int:
+    return sum(Card.parse(code).points for move in moves for code in move[4])
+
+
+def _is_natural(code: str) -> bool:
+    return Card.parse(code).is_natural
+
+
+def _all_natural(move: tuple) -> bool:
+    return all(map(_is_natural, move[4]))
+
+
+def _has_clean_triple(moves: list) -> bool:
+    """Some meld of the opening is three or more natural cards with no wild card."""
+    melds: dict[int, list[str]] = {}
+    for move in moves:
+        melds.setdefault(move[3], []).extend(move[4])
+    return any(len(cards) >= 3 and all(map(_is_natural, cards)) for cards in melds.values())
 
 
 def _table_moves(final: TableState) -> list[tuple[str, str, int, int, list[str]]]:
@@ -79,13 +196,29 @@ def _table_moves(final: TableState) -> list[tuple[str, str, int, int, list[str]]
 
 
 def _interleave(moves: list, rng: random.Random) -> list:
-    """Moves in a playable order: melds opened in their number order, each meld's cards in order."""
+    """Moves in a playable order: melds opened in their number order, each meld's cards in order, and
+    no wild card into another meld while the team's wild-card meld is unfinished (seed 000 §Wild card
+    melds)."""
     pending = sorted(moves, key=lambda m: (m[0], m[3], m[2], m[1]))
+    wild_melds = {(m[0], m[3]) for m in moves if m[1] == "meld" and m[2] == 0 and not any(map(_is_natural, m[4]))}
     ordered, opened = [], {t: -1 for t in TEAMS}
+
+    def wild_meld_going(team: str) -> bool:
+        return any(t == team and n <= opened[team] and any(m[0] == t and m[3] == n for m in pending)
+                   for t, n in wild_melds)
+
+    def ready(m: tuple) -> bool:
+        if m[1] == "three":
+            return True
+        if m[2] == 0:
+            return m[3] == opened[m[0]] + 1
+        if m[3] > opened[m[0]] or not _previous_done(m, pending):
+            return False
+        spends_wild = (m[0], m[3]) not in wild_melds and not all(map(_is_natural, m[4]))
+        return not (spends_wild and wild_meld_going(m[0]))
+
     while pending:
-        ready = [m for m in pending if m[1] == "three" or (m[2] == 0 and m[3] == opened[m[0]] + 1)
-                 or (m[2] > 0 and m[3] <= opened[m[0]] and _previous_done(m, pending))]
-        move = rng.choice(ready)
+        move = rng.choice([m for m in pending if ready(m)])
         if move[1] == "meld" and move[2] == 0:
             opened[move[0]] = move[3]
         pending.remove(move)
@@ -107,18 +240,28 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     out_dir.mkdir(parents=True, exist_ok=True)
     video = cv2.VideoWriter(str(out_dir / "hand.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), FPS, image_size)
     events, frame = [], 0
+    noise = np.random.default_rng(seed)
     with gzip.open(out_dir / "frames.jsonl.gz", "wt") as truth_file:
         for event, state in steps:
             events.append({**event, "frame": frame})
-            for still in range(FRAMES_PER_EVENT):
+            for still in range(STILLS_PER_EVENT):
                 # A player's arm reaches in while a card is being laid, then the view is clear.
                 reach = random_occluders(random.Random(seed * 7919 + frame), image_size, camera.card_height_px)[:1]
                 scene = build_scene(atlas, seed, image_size, "train", state=state, style=style, camera=camera,
                                     occluders=reach if still == 0 else [])
-                video.write(photograph(render_scene(scene, atlas), scene.owners, seed))
-                truth_file.write(json.dumps({"frame": frame, "event": len(events) - 1, **scene.ground_truth()}) + "\n")
-                frame += 1
+                picture = photograph(render_scene(scene, atlas), scene.owners, seed)
+                truth = json.dumps({"event": len(events) - 1, **scene.ground_truth()})
+                for _ in range(FRAMES_PER_STILL):
+                    video.write(_sensor_noise(picture, noise))
+                    truth_file.write(f'{{"frame": {frame}, {truth[1:]}\n')
+                    frame += 1
     video.release()
     summary = {"seed": seed, "fps": FPS, "frames": frame, "size": list(image_size), "events": events}
     (out_dir / "events.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def _sensor_noise(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A webcam never delivers the same frame twice: a little noise, different every frame."""
+    grain = rng.normal(0.0, 2.0, picture.shape).astype(np.float32)
+    return np.clip(picture.astype(np.float32) + grain, 0, 255).astype(np.uint8)

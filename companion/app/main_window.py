@@ -28,8 +28,8 @@ from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .words import as_title
 
-#: The bundled demo hand, filmed by the scenes engineer (datasets/demo/ in the repository).
-DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo-hand.mp4"
+#: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
+DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
 DEMO, VIDEO_FILE = "demo", "file"
 
 

@@ -25,9 +25,18 @@ def window(qtbot, store):
 def test_without_the_card_reader_the_app_says_so_and_stays_usable(qtbot, store):
     w = window(qtbot, store)
     assert w.statusBar().currentMessage().startswith("Card reader not available yet:")
-    w.start_source("demo")  # the demo video has not landed yet: a plain message, no crash
-    assert "demo video is not installed yet" in w.video.text()
+    w.start_source("demo")  # the bundled demo plays, decoded off the GUI thread
+    qtbot.waitUntil(lambda: w.video.frames_shown >= 3, timeout=10000)
     assert "Not opened yet: needs 125 points to open" in w.team_panels["A"].text.text()
+
+
+def test_a_missing_demo_gets_a_plain_message(qtbot, store, tmp_path, monkeypatch):
+    import companion.app.main_window as main_window
+
+    monkeypatch.setattr(main_window, "DEMO_VIDEO", tmp_path / "gone.mp4")
+    w = window(qtbot, store)
+    w.start_source("demo")
+    assert "demo video is not installed" in w.video.text()
 
 
 def test_score_hand_adds_the_hand_to_the_sheet_and_the_next_hand_starts_from_the_totals(qtbot, store):

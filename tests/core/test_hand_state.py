@@ -218,3 +218,32 @@ def test_a_squared_pile_is_checked_against_its_count(cards):
     assert rules_of(state.apply(CanastaClosed("A", 0))) == ["canasta.too_few"]
     state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))
     assert state.apply(CanastaClosed("A", 0)) == ()
+
+
+def test_opening_with_a_triple_of_a_dead_rank_is_not_clean(cards):
+    state = HandState()
+    opened(state, cards)
+    state.apply(CardsAdded("A", 0, cards("KC KH KS KD")))  # kings die
+    violations = state.apply(Opened("B", (cards("KH KS KC"), cards("AH AS AD AC 2C"))))
+    assert {"meld.dead_rank", "opening.clean_triple"} <= set(rules_of(violations))
+
+
+def test_a_canasta_from_hand_needs_no_minimum_is_a_table_rule(cards):
+    canasta = (cards("5H 5S 5D 5C 5H 5S 5D"),)  # 35 points
+    assert rules_of(HandState().apply(Opened("A", canasta))) == ["opening.minimum"]
+    assert HandState(rules=TableRules(canasta_from_hand_needs_no_minimum=True)).apply(Opened("A", canasta)) == ()
+
+
+def test_pack_onto_a_meld_with_the_top_card_alone_is_a_table_rule(cards):
+    rules = TableRules(pack_onto_meld="top_card_alone")
+    state = HandState(rules=rules)
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    assert state.apply(PackTaken("A", cards("QC")[0], (), meld_index=1)) == ()
+    assert "pack.pair" in rules_of(HandState().check(PackTaken("A", cards("QC")[0], (), meld_index=1)))
+
+
+def test_one_more_turn_for_a_special_hand_after_opening_is_a_table_rule(cards):
+    garbage = cards("KH KS KD KC QH QS QD QC 9H 9S 9D 8H 8S 8D")
+    state = HandState(rules=TableRules(special_hand_after_partner_opens=True))
+    opened(state, cards, text="AH AS AD, 10H 10S 10D JK, 6H 6S 6D")
+    assert state.apply(SpecialHandLaid("A", garbage)) == ()

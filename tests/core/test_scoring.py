@@ -3,7 +3,7 @@
 import pytest
 
 from companion.cards import Card
-from companion.handfile import score_report
+from companion.handfile import HandFileError, score_report
 
 KINGS7 = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
 QUEENS_MIXED7 = ["QH", "QS", "QD", "QC", "QH", "QS", "2D"]
@@ -157,3 +157,17 @@ def test_classic_opening_minimums_and_target():
     assert [classic.opening_minimum(s) for s in (-5, 0, 1495, 1500, 2995, 3000)] == [15, 50, 50, 90, 90, 120]
     report = score_report(hand({"score_before": 4500, "melds": [KINGS7]}, variant="classic"))
     assert report["game_over"] and report["winner"] == "A"
+
+
+def test_classic_black_threes_meld_only_for_the_team_going_out():
+    black = {"melds": [KINGS7, ["3C", "3S", "3C"]]}
+    assert team_total(hand(black, went_out="A", variant="classic")) == 500 + 70 + 15 + 100
+    with pytest.raises(HandFileError, match=r"teams.A.melds\[1\]: black threes meld only when going out"):
+        score_report(hand(black, variant="classic"))
+
+
+def test_classic_more_naturals_than_wilds_is_a_table_rule():
+    two_and_two = {"melds": [["KH", "KS", "JK", "2C"]]}
+    assert team_total(hand(two_and_two, variant="classic")) == 20 + 70
+    with pytest.raises(HandFileError, match="more natural cards than wild"):
+        score_report(hand(two_and_two, variant="classic", table_rules={"classic_more_naturals_than_wilds": True}))

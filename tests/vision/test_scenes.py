@@ -120,3 +120,17 @@ def test_scene_scores_agree_with_the_scoring_engine(small_atlas):
 def test_class_list_uses_the_game_codes():
     assert len(CLASS_NAMES) == 53 and len(set(CLASS_NAMES)) == 53
     assert class_id("10d") == CLASS_NAMES.index("10D") and CLASS_NAMES[-1] == "JK"
+
+
+def test_rendered_cards_keep_their_faces_bright(small_atlas):
+    """Card faces are mostly white paper: in a rendered scene few card pixels are near black.
+    (Card wear once brightened white past 255 and the uint8 cast wrapped it to black.)"""
+    for seed in range(6):
+        scene = build_scene(small_atlas, seed, (640, 360))
+        image = render_scene(scene, small_atlas)
+        face_up = [n for n, card in enumerate(scene.cards) if card.face_name is not None]
+        on_faces = np.isin(scene.owners, face_up)
+        if on_faces.sum() < 500:
+            continue
+        near_black = (image[on_faces].max(axis=1) < 40).mean()
+        assert near_black < 0.2, (seed, near_black)

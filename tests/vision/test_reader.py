@@ -1,0 +1,136 @@
+"""The table reader on real synthetic scenes (held-out deck, ground-truth index boxes as detections):
+identical cards stay two, a card's indexes become one card, piles, threes, hands, the middle, team
+areas and the score input."""
+
+import random
+
+import numpy as np
+import pytest
+
+from companion.handfile import score_report
+from vision import CardReader
+from vision.card_reader import DetectorMissing, read_table
+from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, synthetic_scenes
+from vision.scene import LayoutStyle
+from vision.synth import build_scene
+from vision.table_state import TableState, TeamTable
+from vision.team_areas import TableFrame, TableSetup, TableSetupError
+
+SIZE = (1280, 720)
+COLUMNS = LayoutStyle(overlap=0.3, column_gap=0.2, fan_melds=False, squares_canastas=True, messiness=0.01)
+
+
+def _read(atlas, state: TableState, seed: int = 11, style: LayoutStyle = COLUMNS, card_height: float = 70):
+    """Lay ``state`` out, film it with a camera from ``seed`` that sees the whole table, and read it."""
+    from vision.camera import random_camera
+
+    camera = random_camera(random.Random(seed), SIZE, (0.0, 0.0), card_height_px=card_height)
+    scene = build_scene(atlas, seed, SIZE, "test", state=state, style=style, camera=camera, occluders=[])
+    truth = scene.ground_truth()
+    return read_table(detections_from_truth(truth), SIZE, camera_setup(camera)), truth
+
+
+def _table(a_melds=(), b_melds=(), a_threes=(), hands=None, discard=("9C",), turn_card=None) -> TableState:
+    teams = {"A": TeamTable([list(m) for m in a_melds], list(a_threes)), "B": TeamTable([list(m) for m in b_melds])}
+    if hands:
+        for team, team_hands in hands.items():
+            teams[team].hands = [list(h) for h in team_hands]
+    return TableState(teams, list(discard), stock_size=30, turn_card=turn_card)
+
+
+def test_two_identical_cards_of_one_meld_stay_two_and_each_card_is_counted_once(small_atlas):
+    reading, _ = _read(small_atlas, _table(a_melds=[["KH", "KS", "KH", "KD"]], b_melds=[["5D", "5D", "5C"]]))
+    assert [sorted(m.codes) for m in reading.teams["A"].melds] == [["KD", "KH", "KH", "KS"]]
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["5C", "5D", "5D"]]
+
+
+def test_wild_cards_join_the_meld_they_sit_in_and_wild_melds_stand_alone(small_atlas):
+    reading, _ = _read(small_atlas, _table(a_melds=[["QH", "QS", "QD", "QC", "QH", "2C"], ["2D", "JK", "2S"]]))
+    assert sorted(sorted(m.codes) for m in reading.teams["A"].melds) == [["2C", "QC", "QD", "QH", "QH", "QS"],
+                                                                        ["2D", "2S", "JK"]]
+
+
+def test_a_squared_canasta_is_read_from_its_top_card(small_atlas):
+    natural = ["8H", "8S", "8D", "8C", "8H", "8S", "8D"]
+    reading, truth = _read(small_atlas, _table(a_melds=[natural, ["6C", "6D", "6S"]]))
+    (pile,) = reading.teams["A"].piles
+    assert (pile.rank, pile.kind) == ("8", "natural")
+    assert [m.codes for m in reading.teams["A"].melds] and not reading.teams["B"].melds
+    hand = reading.to_hand_dict()
+    assert score_report(hand)["teams"]["A"]["total"] == truth["scores"]["A"]  # a natural pile scores alike whatever its suits
+
+
+def test_threes_row_hands_and_the_middle(small_atlas):
+    state = _table(a_melds=[["JH", "JS", "JD"]], a_threes=["3H", "3D"], discard=("4S",), turn_card="KD",
+                   hands={"A": [["5C", "9D", "AS"], ["7H", "7S"]], "B": [["QD"], ["4C", "10H", "JK"]]})
+    reading, truth = _read(small_atlas, state, seed=5, card_height=45)
+    assert all(any(i["labelled"] for i in c["indexes"]) for c in truth["cards"] if c["code"])  # all in view
+    assert sorted(c.code for c in reading.teams["A"].threes) == ["3D", "3H"]
+    assert sorted(sorted(c.code for c in h) for h in reading.teams["A"].hands) == [["5C", "9D", "AS"], ["7H", "7S"]]
+    assert sorted(sorted(c.code for c in h) for h in reading.teams["B"].hands) == [["10H", "4C", "JK"], ["QD"]]
+    assert reading.turn_card is not None and reading.turn_card.code == "KD"
+    assert [c.code for c in reading.discard] == ["4S"]
+
+
+def test_held_out_scenes_read_from_perfect_detections(small_atlas):
+    """A regression guard on 30 held-out-deck scenes (the README's figures come from bench/)."""
+    results = evaluate(list(synthetic_scenes(small_atlas, 30, seed=3, image_size=SIZE)))
+    readable = results["set-up/readable"]
+    assert readable["meld_exact_%"] >= 90 and readable["pile_right_%"] >= 90
+    assert readable["score_equal_told_%"] >= 60
+
+
+def test_every_card_has_a_box_and_confidence_and_the_json_keeps_the_contract(small_atlas):
+    reading, _ = _read(small_atlas, _table(a_melds=[["KH", "KS", "KD"]], b_melds=[["5D", "5S", "5C"]]))
+    data = reading.to_json()
+    assert set(data["teams"]["A"]) >= {"melds", "threes", "piles"}
+    for card in data["cards"]:
+        x0, y0, x1, y1 = card["box"]
+        assert 0 <= x0 < x1 <= SIZE[0] and 0 <= y0 < y1 <= SIZE[1] and 0 < card["conf"] <= 1
+
+
+def test_assumed_pile_contents_stay_within_the_pack():
+    from vision.reading import CanastaPile, ReadCard, TableReading, TeamReading
+
+    top = ReadCard("KS", (0, 0, 1, 1), 1.0)
+    held = tuple(ReadCard(code, (0, 0, 1, 1), 1.0) for code in ("KH", "KD"))
+    reading = TableReading((10, 10), {"A": TeamReading(piles=(CanastaPile(top, 0.0),), hands=(held,)), "B": TeamReading()})
+    hand = reading.to_hand_dict(went_out="B")
+    (pile,) = hand["teams"]["A"]["melds"]
+    assert len(pile) == 7 and sum(c.startswith("K") for c in pile) == 6 and pile[-1].startswith("2")
+    score_report(hand)  # no pack overflow, a legal mixed canasta
+
+
+def test_team_areas_and_perspective_from_a_saved_setup(tmp_path):
+    corners = [[100, 100], [500, 100], [560, 400], [40, 400]]
+    setup = TableSetup.from_corners(corners)
+    setup.save(tmp_path / "table.json")
+    frame = TableFrame(TableSetup.load(tmp_path / "table.json"), (600, 500))
+    near, far = frame.to_frame(np.array([[300.0, 390.0], [300.0, 110.0]]))
+    assert near[1] > 0 > far[1]  # team A's side is the near one
+    assert list(frame.sides(np.array([[300.0, 390.0], [300.0, 110.0]]))) == ["A", "B"]
+    (tmp_path / "bad.json").write_text('{"areas": {"A": [[0, 0]]}}')
+    with pytest.raises(TableSetupError):
+        TableSetup.load(tmp_path / "bad.json")
+
+
+def test_card_reader_without_a_trained_detector_says_so():
+    with pytest.raises(DetectorMissing, match="not trained yet"):
+        CardReader()
+
+
+def test_card_reader_runs_any_detector_on_a_frame(small_atlas):
+    from vision.augment import photograph
+    from vision.read_command import LabelDetector
+    from vision.render import render_scene
+
+    scene = build_scene(small_atlas, 4, (640, 360), "test")
+    image = photograph(render_scene(scene, small_atlas), scene.owners, 4)
+
+    class SceneLabels(LabelDetector):
+        def detect(self, frame_bgr):
+            return detections_from_truth(scene.ground_truth())
+
+    reading = CardReader(detector=SceneLabels()).read(image)
+    assert reading.image_size == (640, 360)
+    assert judge(reading, scene.ground_truth()).scenes == 1

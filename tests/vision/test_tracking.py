@@ -1,0 +1,52 @@
+"""The tracker: a card must be seen in several frames before it counts or is dropped, and the
+events it derives from a simulated hand video match the hand's own, in order."""
+
+from pathlib import Path
+
+from vision.evaluate_video import evaluate_video
+from vision.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+from vision.tracking import TableTracker
+
+DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+
+
+def _reading(a_melds=(), turn_card=True) -> TableReading:
+    card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
+    melds = tuple(ReadMeld(tuple(card(c) for c in meld), float(i)) for i, meld in enumerate(a_melds))
+    return TableReading((100, 100), {"A": TeamReading(melds=melds), "B": TeamReading()},
+                        turn_card=card("KD") if turn_card else None)
+
+
+def test_flicker_and_a_passing_hand_change_nothing():
+    tracker = TableTracker(confirm=2)
+    kings = [["KH", "KS", "KD"]]
+    for reading in [_reading(), _reading(), _reading(kings), _reading(kings), _reading(kings)]:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"]
+    # One frame with a card hidden, one with an arm over the turn card: no event, no change.
+    for reading in [_reading([["KH", "KS"]]), _reading(kings, turn_card=False), _reading(kings), _reading(kings)]:
+        assert tracker.update(reading) == []
+    assert tracker.steady[("A", "meld", "K")] == ("KD", "KH", "KS")
+
+
+def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_meld():
+    tracker = TableTracker(confirm=2)
+    six = ["KH", "KS", "KD", "KC", "KH", "2C"]
+    squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("KS", (0, 0, 1, 1), 0.9), 0.0),)),
+                                        "B": TeamReading()})
+    frames = [_reading()] * 2 + [_reading([["KH", "KS", "KD"]], turn_card=False)] * 2 \
+        + [_reading([six], turn_card=False)] * 2 + [squared] * 2
+    for reading in frames:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["turn_card_taken", "opened", "added_to_meld", "canasta"]
+    assert tracker.state.turn_card.drawn and "K" in tracker.state.dead_ranks
+    assert sorted(tracker.pile_contents[("A", "K")]) == sorted(six + ["KS"])  # the seventh card is the top one
+    (pile,) = squared.to_hand_dict(pile_contents=tracker.pile_contents)["teams"]["A"]["melds"]
+    assert sorted(pile) == sorted(six + ["KS"])
+
+
+def test_simulated_hand_video_events_dead_ranks_and_turn_card():
+    result = evaluate_video(DEMO)
+    assert result.events_match, list(zip(result.truth_events, result.read_events))
+    assert result.dead_ranks[0] == result.dead_ranks[1]
+    assert result.turn_card_drawn == (True, True)

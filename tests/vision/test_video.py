@@ -1,0 +1,55 @@
+"""The simulated hand: a legal table after every event, and a video with matching ground truth."""
+
+import gzip
+import json
+import random
+
+import cv2
+
+from companion.handfile import score_report
+from vision.table_state import random_table
+from companion.hand import HandState
+from vision.video import FRAMES_PER_STILL, as_hand_event, STILLS_PER_EVENT, hand_events, write_hand_video
+
+
+def test_every_step_of_a_simulated_hand_is_a_legal_table():
+    kinds = set()
+    for seed in range(30):
+        final = random_table(random.Random(seed), hand_over=True)
+        steps = hand_events(final, random.Random(seed))
+        for event, state in steps:
+            score_report(state.hand_input())  # raises HandFileError on an illegal table
+            kinds.add(event["event"])
+        end, wanted = steps[-1][1].hand_input(), final.hand_input()
+        for team in ("A", "B"):  # the hand ends on the table it was drawn from
+            assert end["teams"][team]["melds"] == wanted["teams"][team]["melds"]
+            assert end["teams"][team]["hands"] == wanted["teams"][team]["hands"]
+            assert sorted(end["teams"][team]["threes"]) == sorted(wanted["teams"][team]["threes"])
+        assert end["went_out"] == final.went_out
+    assert {"deal", "turn_card_taken", "opened", "meld", "added_to_meld", "canasta", "three_laid_out",
+            "went_out", "hands_spread"} <= kinds
+
+
+def test_hand_video_has_a_frame_and_ground_truth_per_step(small_atlas, tmp_path):
+    summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180))
+    video = cv2.VideoCapture(str(tmp_path / "hand.mp4"))
+    frames = 0
+    while video.read()[0]:
+        frames += 1
+    truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]
+    assert frames == summary["frames"] == len(truth) == STILLS_PER_EVENT * FRAMES_PER_STILL * len(summary["events"])
+    last = truth[-1]
+    assert last["hand"]["went_out"] in ("A", "B")
+    assert last["scores"] == {t: score_report(last["hand"])["teams"][t]["total"] for t in ("A", "B")}
+
+
+def test_the_simulated_hands_are_played_by_the_rules():
+    """Replayed through the game core's hand state, the simulated hands break no rule."""
+    broken = {}
+    for seed in range(30):
+        state = HandState()
+        for event, _ in hand_events(random_table(random.Random(seed), hand_over=True), random.Random(seed)):
+            hand_event = as_hand_event(event)
+            if hand_event is not None:
+                broken.update({v.rule: (seed, event) for v in state.apply(hand_event)})
+    assert broken == {}

@@ -1,0 +1,67 @@
+"""The card reader: a webcam frame in, a :class:`~vision.reading.TableReading` out.
+
+    reader = CardReader()                  # the trained detector (issue 4)
+    reading = reader.read(frame_bgr)
+    reading = reader.read_detections(detections, (width, height))   # the geometry alone
+
+Detection is the detector's job; everything after it (cards from indexes, melds, piles, threes,
+hands, the middle) is pure geometry on :class:`~vision.detections.Detections`, so it runs and is
+tested without any model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.grouping import group_cards
+from vision.physical_cards import see_cards
+from vision.reading import TableReading
+from vision.team_areas import TableFrame, TableSetup
+
+
+class DetectorMissing(RuntimeError):
+    """No trained card detector to run on frames (issue 4's model)."""
+
+
+class CardReader:
+    """Reads tables. ``detector`` is anything with ``detect(frame_bgr) -> Detections``; by default
+    the project's trained :class:`vision.detector.CardDetector`. ``setup`` holds the table's team
+    areas and perspective, if the players set them."""
+
+    def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None):
+        self.detector = detector if detector is not None else _trained_detector(weights)
+        self.setup = setup or TableSetup()
+
+    def read(self, frame_bgr: np.ndarray) -> TableReading:
+        height, width = frame_bgr.shape[:2]
+        return self.read_detections(self.detector.detect(frame_bgr), (width, height))
+
+    def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
+        return read_table(detections, image_size, self.setup)
+
+
+def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None) -> TableReading:
+    """The table a frame's corner-index detections show."""
+    frame = TableFrame(setup or TableSetup(), image_size)
+    return group_cards(see_cards(detections, frame), image_size, frame.has_areas)
+
+
+def _trained_detector(weights: Path | None):
+    try:
+        from vision.detector import CardDetector
+    except ImportError:
+        raise DetectorMissing("the card detector is not trained yet (issue 4, vision/detector.py); "
+                              "give CardReader a detector, or read detections with read_detections()") from None
+    unloadable: tuple[type[Exception], ...] = (OSError,)
+    try:  # the detector's own error for missing or damaged weights (issue 4)
+        from vision.weights import WeightsError
+        unloadable += (WeightsError,)
+    except ImportError:
+        pass
+    try:
+        return CardDetector(weights) if weights is not None else CardDetector()
+    except unloadable as error:
+        raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

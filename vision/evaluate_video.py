@@ -1,0 +1,128 @@
+"""The tracker on a simulated hand video (``python -m vision video``): do the events derived from
+the readings match the hand's own events, in order, and are dead ranks and the turn card right at
+the end?
+
+Frames are read from their ground-truth index boxes (a perfect detector) until the detector is
+trained. The team areas are drawn as players would draw them once for the table: around all the
+cards each team lays during the hand. Going out is not compared: it does not show on the table
+(players tell the app who went out); nor is the spreading of hands when the camera sees none of them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.card_reader import read_table
+from vision.evaluate_reader import detections_from_truth, noisy, Noise
+from vision.team_areas import TEAMS, TableSetup
+from vision.tracking import TableTracker, meld_key
+
+COMPARED = ("turn_card_taken", "three_laid_out", "opened", "meld", "added_to_meld", "canasta", "hands_spread")
+
+
+@dataclass(frozen=True)
+class VideoResult:
+    truth_events: list[tuple]
+    read_events: list[tuple]
+    dead_ranks: tuple[set, set]  #: (truth, read)
+    turn_card_drawn: tuple[bool, bool]  #: (truth, read)
+
+    @property
+    def events_match(self) -> bool:
+        return self.truth_events == self.read_events
+
+    @property
+    def events_in_order(self) -> int:
+        """How many truth events the reading has in the same order (longest common subsequence)."""
+        a, b = self.truth_events, self.read_events
+        table = np.zeros((len(a) + 1, len(b) + 1), int)
+        for i, x in enumerate(a):
+            for j, y in enumerate(b):
+                table[i + 1, j + 1] = table[i, j] + 1 if x == y else max(table[i, j + 1], table[i + 1, j])
+        return int(table[-1, -1])
+
+    def summary(self) -> dict:
+        return {"events": len(self.truth_events), "read_events": len(self.read_events),
+                "in_order": self.events_in_order, "all_match": self.events_match,
+                "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
+                "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
+
+
+def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2) -> VideoResult:
+    summary = json.loads((Path(video_dir) / "events.json").read_text())
+    with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
+        frames = [json.loads(line) for line in lines]
+    setup = TableSetup(areas=team_areas(frames))
+    rng = np.random.default_rng(seed)
+    tracker = TableTracker(confirm=confirm)
+    for truth in frames:
+        detections = detections_from_truth(truth)
+        if noise is not None:
+            detections = noisy(detections, noise, rng)
+        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup))
+    read = [_read_event(e) for e in tracker.events]
+    truth = _truth_events(summary["events"])
+    if not any(i["labelled"] for c in frames[-1]["cards"] if c["area"] == "hand" for i in c["indexes"]):
+        truth = [e for e in truth if e != ("hands_spread",)]  # the camera never sees the spread hands
+    return VideoResult(truth, read,
+                       (_truth_dead_ranks(frames[-1]), set(tracker.state.dead_ranks.ranks)),
+                       (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn))
+
+
+def team_areas(frames: list[dict]) -> dict[str, np.ndarray]:
+    """Each team's area as players would draw it: around every card the team lays in the hand."""
+    return {team: cv2.convexHull(np.array([p for f in frames for c in f["cards"] if c["team"] == team and c["corners"]
+                                           for p in c["corners"]], np.float32)).reshape(-1, 2).astype(np.float64)
+            for team in TEAMS}
+
+
+def _truth_events(events: list[dict]) -> list[tuple]:
+    melds: dict[tuple, list[str]] = {}
+    out = []
+    for e in events:
+        if e["event"] not in COMPARED:
+            continue
+        if e["event"] == "opened":
+            for number, meld in enumerate(e["melds"]):
+                melds[(e["team"], number)] = list(meld)
+            out.append(_opening(e["team"], e["melds"]))
+            continue
+        if e["event"] in ("meld", "added_to_meld", "canasta"):
+            melds.setdefault((e["team"], e["meld"]), []).extend(e["cards"])
+        if e["event"] == "canasta":
+            out.append(("canasta", e["team"], meld_key(melds[(e["team"], e["meld"])])))
+        elif e["event"] in ("meld", "added_to_meld"):
+            out.append((e["event"], e["team"], tuple(sorted(e["cards"]))))
+        elif e["event"] == "three_laid_out":
+            out.append((e["event"], e["team"], (e["card"],)))
+        else:
+            out.append((e["event"],))
+    return out
+
+
+def _opening(team: str, melds) -> tuple:
+    """An opening by its melds' ranks and sizes: a canasta in it may already be squared, showing
+    only its top card."""
+    return ("opened", team, tuple(sorted((meld_key(m), len(m)) for m in melds)))
+
+
+def _read_event(event) -> tuple:
+    if event.kind == "opened":
+        return _opening(event.team, event.melds)
+    if event.kind == "canasta":
+        return ("canasta", event.team, event.meld)
+    if event.kind in ("meld", "added_to_meld", "three_laid_out"):
+        return (event.kind, event.team, tuple(sorted(event.cards)))
+    return (event.kind,)
+
+
+def _truth_dead_ranks(final: dict) -> set:
+    """Ranks of the finished canastas (the table rule's default: any canasta kills its rank)."""
+    return {meld_key(m) for team in TEAMS for m in final["hand"]["teams"][team]["melds"]
+            if len(m) >= 7 and meld_key(m) != "wild"}

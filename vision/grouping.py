@@ -1,0 +1,178 @@
+"""Physical cards into the parts of the table: melds, canasta piles, threes, hands and the middle.
+
+Read in each team's upright frame, where a card is about :meth:`CardsSeen.card_size` big and the
+table's middle is at 0. Players lay a team's melds in a row of columns (or fans) a card's height or
+so from the middle, each column's cards a third of a card apart; a finished canasta squared into a
+pile shows one card; threes lie in a row beside the melds; at the end of a hand each partner's cards
+are spread in a row further out. So cards one step apart (down a column, along a row or fan) belong
+together, and where a group lies and what ranks it holds says what it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from companion.cards import Card
+from vision.physical_cards import CardsSeen, SeenCard
+from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+from vision.team_areas import MIDDLE
+
+#: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
+#: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
+MIDDLE_BAND = 0.5
+#: A group starting further out than this many card heights, and no taller than the second number
+#: (a row), is a partner's spread hand.
+HAND_LINE = 2.45
+HAND_ROW_HEIGHT = 0.6
+#: A mixed meld holds at most two wild cards (seed 000 §Natural and mixed melds).
+MAX_WILDS_IN_MIXED = 2
+#: The turn card shows at least this many card heights left of the discard pile.
+TURN_CARD_GAP = 0.25
+#: Cards one step apart: their top-left indexes within this share of a card's width and height.
+STEP = (0.6, 0.55)
+
+
+def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
+    """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
+    otherwise a band along the middle line."""
+    middle = [c for c in seen.cards
+              if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * seen.card_size(c.side)[1])]
+    teams = {}
+    for team in TEAMS:
+        width, height = seen.card_size(team)
+        side = [c for c in seen.cards if c.side == team and c not in middle]
+        teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
+    return TableReading(image_size, teams, discard, turn_card)
+
+
+def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:
+    """Cards joined by one-step links (down a column, along a row or a fan)."""
+    points = np.array([c.top_left for c in cards]).reshape(-1, 2)
+    near = (np.abs(points[:, None, 0] - points[None, :, 0]) < STEP[0] * width) & \
+           (np.abs(points[:, None, 1] - points[None, :, 1]) < STEP[1] * height)
+    if not len(cards):
+        return []
+    _, label = connected_components(csr_matrix(near), directed=False)
+    groups: dict[int, list[SeenCard]] = {}
+    for card, lab in zip(cards, label):
+        groups.setdefault(lab, []).append(card)
+    return list(groups.values())
+
+
+def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
+    cards = [c for g in groups for c in g]
+    groups = [g for g in groups if not _lower_index_of(g, cards, width, height)]
+    # A partner's spread hand is a row; cards past the hand line stacked down a column are melds.
+    hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
+             and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
+    laid = [c for g in groups if g not in hands for c in g]
+    strays = [g for g in hands if _end_of_column(g, laid, width, height)]
+    hands = [g for g in hands if g not in strays]
+    laid += [c for g in strays for c in g]
+    threes = [c for c in laid if Card.parse(c.code).is_three]
+    melds, piles = [], []
+    for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
+        x = float(np.mean([c.centre[0] for c in cards]))
+        if len(cards) == 1:
+            piles.append(CanastaPile(_read(cards[0]), x))
+        else:
+            melds.append(ReadMeld(tuple(_read(c) for c in _in_reading_order(cards, height)), x))
+    return TeamReading(tuple(sorted(melds, key=lambda m: m.x)), tuple(sorted(piles, key=lambda p: p.x)),
+                       tuple(_read(c) for c in sorted(threes, key=lambda c: c.top_left[0])), _two_hands(hands))
+
+
+def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:
+    """A team melds each rank once, so its natural cards of one rank are one meld (adjacent fans
+    interleave, so position alone cannot tell them apart); wild cards join the meld they sit in (a
+    meld's card just above, through other wild cards), or else make a wild-card meld."""
+    naturals: dict[str, list[SeenCard]] = {}
+    wilds = []
+    for card in cards:
+        parsed = Card.parse(card.code)
+        if parsed.is_wild:
+            wilds.append(card)
+        else:
+            naturals.setdefault(parsed.rank, []).append(card)
+    melds = list(naturals.values())
+    for chain in _linked_groups(wilds, width, height):
+        if len(chain) > MAX_WILDS_IN_MIXED:
+            melds.append(chain)  # more wild cards than a mixed meld holds: a wild-card meld
+            continue
+        # A wild card sits at the end of a meld (never on a pile: one natural card alone), and a
+        # joker's index, printed elsewhere than the other decks', may sit up to a card away.
+        near = [(abs(n.top_left[0] - w.top_left[0]) / width + abs(n.top_left[1] - w.top_left[1]) / height, i)
+                for i, meld in enumerate(melds[:len(naturals)]) if len(meld) > 1 for n in meld for w in chain
+                if abs(n.top_left[0] - w.top_left[0]) < width and 0 < w.top_left[1] - n.top_left[1] < height]
+        if near:
+            melds[min(near)[1]] += chain
+        else:
+            melds.append(chain)
+    return melds
+
+
+def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
+    return sorted(cards, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0]))
+
+
+def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], width: float, height: float) -> bool:
+    """Whether a card alone, seen by one index, is the lower index of a card just above it that has
+    the same code and was seen by one index too: the last card of a column or row, whose indexes
+    did not pair (a deck whose indexes sit elsewhere, such as the jokers')."""
+    if len(group) > 1 or len(group[0].detections) > 2:
+        return False
+    lone = group[0]
+    return any(card is not lone and card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
+               and 0.3 * height < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in cards)
+
+
+def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
+    """Whether cards past the hand line are the end of a meld column above them whose middle cards
+    went unseen (under an arm, or only a lower index showing): cards of the column's one rank, or
+    wild cards below wild cards, just below the column."""
+    kinds = {_kind(card) for card in group}
+    if len(kinds) > 1:
+        return False
+    kind = kinds.pop()
+    top = min(group, key=lambda card: card.top_left[1])
+    return any(_kind(card) == kind and abs(top.top_left[0] - card.top_left[0]) < width
+               and 0 < top.top_left[1] - card.top_left[1] < 2 * height for card in laid)
+
+
+def _kind(card: SeenCard) -> str:
+    parsed = Card.parse(card.code)
+    return "wild" if parsed.is_wild else parsed.rank
+
+
+def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
+    """Each partner's spread cards: rows split by the widest gap when a hidden card broke one in more."""
+    if not rows:
+        return ()
+    rows = sorted(rows, key=lambda r: min(c.top_left[0] for c in r))
+    if len(rows) > 2:
+        gaps = [min(c.top_left[0] for c in b) - max(c.top_left[0] for c in a) for a, b in zip(rows, rows[1:])]
+        cut = int(np.argmax(gaps)) + 1
+        rows = [[c for r in rows[:cut] for c in r], [c for r in rows[cut:] for c in r]]
+    return tuple(tuple(_read(c) for c in sorted(r, key=lambda c: c.top_left[0])) for r in rows)
+
+
+def _middle(cards: list[SeenCard], height: float) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+    """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
+    pile as team A sees the table, so it is the card of a second heap to the left. Only its end
+    sticks out from under the draw pile, so the gap seen is small."""
+    def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
+        return -card.centre[0] if card.side == "B" else card.centre[0]
+
+    cards = sorted(cards, key=table_x)
+    gaps = [table_x(b) - table_x(a) for a, b in zip(cards, cards[1:])]
+    if not gaps or max(gaps) < TURN_CARD_GAP * height:
+        return tuple(_read(c) for c in cards), None
+    cut = int(np.argmax(gaps)) + 1
+    turn_card = max(cards[:cut], key=lambda c: c.confidence)
+    return tuple(_read(c) for c in cards[cut:]), _read(turn_card)
+
+
+def _read(card: SeenCard) -> ReadCard:
+    return ReadCard(card.code, card.box, card.confidence)

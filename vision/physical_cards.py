@@ -1,0 +1,283 @@
+"""Physical cards from corner-index detections: the indexes of one card become one card.
+
+A card shows its index in two corners (top left and bottom right, the second turned half round) or
+in all four. Read in the team's upright frame (:class:`~vision.team_areas.TableFrame`, team B's side
+turned half round), the top-left index of a card lies up and left of its bottom-right one, at the
+card's index diagonal. The diagonal is measured on the frame itself, as the offset most same-class
+pairs agree on (one per deck design in view; per side when the view is not top-down, as the far
+side looks smaller), with a prior from the index sizes when no pair fits.
+
+Two detections of one class are one card when they lie at one of the card's corner-to-corner
+offsets (diagonal, across the top, down the side) and no other card's index lies between them: in
+a column of cards the next card covers the previous one's lower corners, so two identical cards of
+one meld (one from each deck) always have another card between them and stay two cards. Without a
+set-up the sides are split at the table's middle line, found as the sparsest row between the
+teams' indexes, and each side is turned so its meld columns run straight down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.cards import Card
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+from vision.team_areas import TableFrame
+
+#: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
+#: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
+PRIOR_DIAGONAL = np.array([3.0, 4.2])
+#: A pair of indexes matches a corner-to-corner offset when its length is within this share of it
+#: and its direction within this many degrees; loosely (any direction: a fanned card is turned)
+#: for indexes no strict pair took.
+STRICT = (0.15, 15.0)
+LOOSE = (0.25, 180.0)
+#: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58° seen from
+#: above; a tilted camera flattens it when the table's perspective is not set.
+DIAGONAL_SLOPE = {"top-down": (40.0, 65.0), "camera": (30.0, 70.0)}
+#: Without a set-up, each team holds at least this share of the indexes in view.
+MIN_TEAM_SHARE = 1 / 6
+#: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
+MAX_DESIGNS = 3
+MIN_SUPPORT = 2
+#: Two indexes of one card never have another card's index on the way between them, within this
+#: share of the index diagonal.
+BETWEEN_MARGIN = 0.12
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    """One physical card, from one to four of its corner indexes."""
+
+    code: str
+    detections: tuple[int, ...]  #: positions in the frame's :class:`Detections`
+    confidence: float
+    box: tuple[float, float, float, float]  #: union of its index boxes, image pixels
+    side: str  #: the team side of the frame it lies on ("A" or "B")
+    top_left: tuple[float, float]  #: its top-left index in the side's upright frame
+    centre: tuple[float, float]  #: estimated card centre in the side's upright frame
+    index_y: float  #: mean distance of its indexes from the table's middle line, upright frame
+
+
+@dataclass(frozen=True)
+class CardsSeen:
+    """Every physical card of one frame, with the index diagonal each side was read with (without
+    the table's perspective the far side looks smaller)."""
+
+    cards: tuple[SeenCard, ...]
+    diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
+
+    def card_size(self, side: str) -> tuple[float, float]:
+        """Typical card width and height on a side, in upright frame units, from the diagonal's
+        width: decks inset their indexes from the sides alike, far more than from top and bottom."""
+        across = self.diagonals.get(side, next(iter(self.diagonals.values()), (1.0, 1.0)))[0]
+        return across / 0.74, across / 0.52
+
+
+def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
+    if not len(detections):
+        return CardsSeen((), {})
+    upright = frame.to_frame(detections.centers)
+    sizes = _index_sizes(detections, frame)
+    if frame.set_up:
+        sides = frame.sides(detections.centers)
+    else:
+        upright[:, 1] -= _middle_line(upright[:, 1], sizes)
+        sides = np.where(upright[:, 1] >= 0, "A", "B")
+    upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
+    if frame.setup.perspective is None:
+        for side in ("A", "B"):
+            mine = sides == side
+            upright[mine] = _straightened(upright[mine], detections.class_id[mine], sizes[mine])
+    cards, typical = [], {}
+    # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
+    # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
+    slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
+    shared = _diagonals(detections.class_id, upright, sizes, sides, slopes)
+    for side in np.unique(sides):
+        mine = np.flatnonzero(sides == side)
+        own = [] if frame.setup.perspective is not None else \
+            _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
+        diagonals = own or shared
+        typical[str(side)] = tuple(map(float, diagonals[0]))
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
+            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
+    return CardsSeen(tuple(cards), typical)
+
+
+def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
+    """Each index box's size in the frame: the square root of its area once mapped there."""
+    x0, y0, x1, y1 = detections.xyxy.T.astype(np.float64)
+    quads = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)], 1)
+    mapped = frame.to_frame(quads.reshape(-1, 2)).reshape(-1, 4, 2)
+    x, y = mapped[..., 0], mapped[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
+    return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
+    """Where the table's middle line crosses the frame when nobody set the table up: the sparsest
+    row between the two teams' cards (only the discard pile and turn card lie there), with at least
+    a sixth of the indexes on either side; the frame's middle when it shows only one team."""
+    bandwidth = 1.5 * float(np.median(sizes))
+    grid = np.linspace(heights.min(), heights.max(), 200)
+    density = np.exp(-0.5 * ((grid[:, None] - heights[None, :]) / bandwidth) ** 2).sum(axis=1)
+    below = (heights[None, :] < grid[:, None]).mean(axis=1)
+    allowed = (below >= MIN_TEAM_SHARE) & (below <= 1 - MIN_TEAM_SHARE)
+    if not allowed.any():
+        return 0.0
+    return float(grid[allowed][np.argmin(density[allowed])])
+
+
+def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """A side's points turned so that its meld columns run straight down. Without the table's
+    perspective the frame is a guess (hand-drawn team areas, or the image itself) and may be turned
+    a little; the steps down a column between natural cards of one rank show by how much."""
+    ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
+    turns = []
+    for i in range(len(points)):
+        if not ranks[i]:
+            continue
+        same = np.flatnonzero((ranks == ranks[i]) & (np.arange(len(points)) != i))
+        if not len(same):
+            continue
+        steps = points[same] - points[i]
+        lengths = np.hypot(steps[:, 0], steps[:, 1]) / sizes[i]
+        nearest = same[np.argmin(lengths)]
+        step = points[nearest] - points[i]
+        if step[1] < 0:
+            step = -step
+        turn = np.degrees(np.arctan2(step[0], step[1]))  # 0 when straight down
+        if 1.0 <= np.min(lengths) <= 4.0 and abs(turn) <= 30:
+            turns.append(turn)
+    if len(turns) < 4:
+        return points
+    angle = np.radians(np.median(turns))
+    cos, sin = np.cos(angle), np.sin(angle)
+    return points @ np.array([[cos, -sin], [sin, cos]]).T
+
+
+def _natural_rank(code: str) -> str:
+    card = Card.parse(code)
+    return card.rank if card.is_natural else ""
+
+
+def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
+    """(i, j) for every two detections of one class on one side."""
+    for cls in np.unique(class_id):
+        members = np.flatnonzero(class_id == cls)
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                i, j = members[a], members[b]
+                if sides[i] == sides[j]:
+                    yield i, j
+
+
+def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) -> list[np.ndarray]:
+    """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
+    densest offsets (pairs of two different cards, scattered, support none), one per deck design in
+    view (a pack is often two decks, and jokers come from a third); from the decks' typical index
+    size when no pair fits (none when fewer than ``min_support`` pairs back the best)."""
+    offsets = []
+    for i, j in _candidate_pairs(class_id, sides):
+        first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
+        offset = upright[second] - upright[first]
+        angle = np.degrees(np.arctan2(offset[1], offset[0]))
+        in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
+        if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0:
+            offsets.append(offset)
+    prior = PRIOR_DIAGONAL * float(np.median(sizes))
+    if not offsets:
+        return [prior] if min_support <= 1 else []
+    offsets = np.array(offsets)
+    close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
+    support = close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)
+    if close.sum(axis=1).max() < min_support:
+        return []
+    found, free = [], np.ones(len(offsets), bool)
+    while free.any() and len(found) < MAX_DESIGNS:
+        best = int(np.argmax(np.where(free, support, -np.inf)))
+        if found and support[best] < MIN_SUPPORT:
+            break
+        found.append(np.median(offsets[close[best] & free], axis=0))
+        free &= ~close[best]
+        support = np.where(free, (close & free[None]).sum(axis=1), -np.inf)
+    return found
+
+
+def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
+    """(direction in degrees, length) from one index of a card to another: along the top, down the
+    side, and the two diagonals."""
+    slope = float(np.degrees(np.arctan2(diagonal[1], diagonal[0])))
+    length = float(np.hypot(*diagonal))
+    return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
+
+
+def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
+    """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
+    index of one fits every index of the other (two identical cards of a column, each showing two
+    corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
+    lone indexes pair with lone ones and part-cards with part-cards (a fanned card is turned, a
+    card of another deck, as jokers often are, has its indexes elsewhere); a lone index never joins
+    a card already seen by two, which is how an identical neighbour would be swallowed."""
+    card_of = {k: [k] for k in range(len(class_id))}
+    _join(card_of, class_id, upright, sides, diagonals, STRICT)
+    _join(card_of, class_id, upright, sides, diagonals, LOOSE, like_with_like=True)
+    return list({id(card): card for card in card_of.values()}.values())
+
+
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, like_with_like=False) -> None:
+    offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
+    fits = {}
+    for i, j in _candidate_pairs(class_id, sides):
+        if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
+            continue
+        misfit = _misfit(upright[i], upright[j], offsets, tolerance)
+        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+            fits[(i, j)] = fits[(j, i)] = misfit
+    for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
+        a, b = card_of[i], card_of[j]
+        if a is b or len(a) + len(b) > 4 or not all((m, n) in fits for m in a for n in b):
+            continue
+        a += b
+        for k in b:
+            card_of[k] = a
+
+
+def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
+    """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
+    (infinite when beyond the tolerances)."""
+    first, second = (p, q) if p.sum() <= q.sum() else (q, p)
+    step = second - first
+    length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
+    return min((abs(length - expected) / expected + abs(angle - direction) / 180.0
+                for direction, expected in offsets
+                if abs(length - expected) <= tolerance[0] * expected and abs(angle - direction) <= tolerance[1]),
+               default=np.inf)
+
+
+def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:
+    """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
+    two identical ones of a column or row)."""
+    near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
+    start, way = upright[i], upright[j] - upright[i]
+    along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
+    distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
+    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
+    return bool(between.any())
+
+
+def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:
+    members = sorted(members)
+    points = upright[members]
+    top_left = points.min(axis=0)
+    # One index alone is taken as the top-left one: lower corners are the ones later cards cover.
+    centre = top_left + diagonal / 2
+    confidence = 1.0 - float(np.prod(1.0 - detections.confidence[members]))
+    boxes = detections.xyxy[members]
+    box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+    return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
+                    str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
+                    float(points[:, 1].mean()))

@@ -1,0 +1,149 @@
+"""The table reading: what one frame shows, in the game's words, as one value.
+
+Each team has melds (cards in a column or fan), canasta piles (a finished canasta squared with one
+card on top: its rank, red on top for natural, black for mixed), a threes row and, at the end of a
+hand, the cards left in each partner's hand. The middle of the table has the discard pile and
+perhaps the sideways turn card. Every card keeps its box and confidence, so the app can flag
+doubtful ones, and the reading turns into the score command's hand input for the game core.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, SUITS, Card
+
+TEAMS = ("A", "B")
+CANASTA_SIZE = 7
+
+
+@dataclass(frozen=True)
+class ReadCard:
+    """One physical card as read: its code, its box in image pixels and how sure the reader is."""
+
+    code: str
+    box: tuple[float, float, float, float]
+    confidence: float
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "box": [round(v, 1) for v in self.box], "conf": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True)
+class ReadMeld:
+    """Cards of one meld, in the order they lie (top of the column first); ``x`` is where the meld
+    lies along the team's row, in the reader's frame (a team's melds are listed left to right as the
+    team sees them)."""
+
+    cards: tuple[ReadCard, ...]
+    x: float
+
+    @property
+    def codes(self) -> list[str]:
+        return [card.code for card in self.cards]
+
+
+@dataclass(frozen=True)
+class CanastaPile:
+    """A finished canasta squared into a pile: only the top card shows."""
+
+    top: ReadCard
+    x: float
+
+    @property
+    def rank(self) -> str | None:
+        """The canasta's rank; ``None`` for a canasta of wild cards."""
+        card = Card.parse(self.top.code)
+        return None if card.is_wild else card.rank
+
+    @property
+    def kind(self) -> str:
+        """``"natural"`` (red card on top), ``"mixed"`` (black on top) or ``"wild"``."""
+        card = Card.parse(self.top.code)
+        return "wild" if card.is_wild else "natural" if card.is_red else "mixed"
+
+
+@dataclass(frozen=True)
+class TeamReading:
+    melds: tuple[ReadMeld, ...] = ()
+    piles: tuple[CanastaPile, ...] = ()
+    threes: tuple[ReadCard, ...] = ()
+    hands: tuple[tuple[ReadCard, ...], ...] = ()  #: at the end of a hand, each partner's spread cards
+
+    def cards(self) -> list[ReadCard]:
+        return ([c for m in self.melds for c in m.cards] + [p.top for p in self.piles] + list(self.threes)
+                + [c for hand in self.hands for c in hand])
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """Everything the reader made of one frame."""
+
+    image_size: tuple[int, int]
+    teams: dict[str, TeamReading] = field(default_factory=lambda: {team: TeamReading() for team in TEAMS})
+    discard: tuple[ReadCard, ...] = ()
+    turn_card: ReadCard | None = None
+
+    def cards(self) -> list[ReadCard]:
+        """Every card read, team A's then team B's, then the middle of the table."""
+        cards = [c for team in TEAMS for c in self.teams[team].cards()] + list(self.discard)
+        return cards + ([self.turn_card] if self.turn_card else [])
+
+    def doubtful(self, below: float = 0.5) -> list[ReadCard]:
+        """The cards read with a confidence under ``below``, for the app to flag."""
+        return [card for card in self.cards() if card.confidence < below]
+
+    def to_hand_dict(self, went_out: str | None = None, pile_contents: dict[tuple[str, str], list[str]] | None = None) -> dict:
+        """The score command's hand input. A pile shows only its top card: what it holds comes from
+        ``pile_contents``, keyed by team and the pile's rank (``"wild"`` for wild cards), as
+        :class:`~vision.tracking.TableTracker` remembers them from the video or the players tell;
+        otherwise a likely canasta is assumed (natural: seven of the rank; mixed: six and a 2; wild:
+        the top card and 2s)."""
+        pile_contents = pile_contents or {}
+        used = Counter(card.code for card in self.cards())
+        teams = {}
+        for team in TEAMS:
+            side = self.teams[team]
+            melds = [m.codes for m in side.melds]
+            for pile in side.piles:
+                contents = pile_contents.get((team, pile.rank or "wild")) or _likely_canasta(pile, used)
+                melds.append(list(contents))
+            teams[team] = {"melds": melds, "threes": [c.code for c in side.threes],
+                           "hands": [[c.code for c in hand] for hand in side.hands], "special_hand": None}
+        return {"variant": "modern", "went_out": went_out, "teams": teams}
+
+    def to_json(self) -> dict:
+        """The ``--json`` line of ``python -m vision read`` (without the image path and time)."""
+        return {
+            "cards": [card.to_json() for card in self.cards()],
+            "teams": {team: {"melds": [m.codes for m in side.melds], "threes": [c.code for c in side.threes],
+                             "piles": [p.top.code for p in side.piles],
+                             "hands": [[c.code for c in hand] for hand in side.hands]}
+                      for team, side in self.teams.items()},
+            "discard": [c.code for c in self.discard],
+            "turn_card": self.turn_card.code if self.turn_card else None,
+        }
+
+
+def _likely_canasta(pile: CanastaPile, used: Counter) -> list[str]:
+    """Seven cards for a pile whose contents nobody told: the top card, then the likeliest rest,
+    taking suits the pack still has (so the hand stays within two decks)."""
+    top = pile.top.code
+    if pile.kind == "wild":
+        return [top] + _take(used, "2", CANASTA_SIZE - 1)
+    naturals = CANASTA_SIZE - (1 if pile.kind == "mixed" else 0)
+    rest = _take(used, pile.rank, naturals - 1)
+    return [top] + rest + (_take(used, "2", 1) if pile.kind == "mixed" else [])
+
+
+def _take(used: Counter, rank: str, count: int) -> list[str]:
+    codes = []
+    while len(codes) < count:
+        spare = [f"{rank}{suit}" for suit in SUITS if used[f"{rank}{suit}"] < COPIES_PER_CARD]
+        if not spare:
+            spare = [JOKER] if used[JOKER] < JOKERS_IN_PACK else [f"{rank}{SUITS[0]}"]
+        code = min(spare, key=lambda c: used[c])
+        used[code] += 1
+        codes.append(code)
+    return codes

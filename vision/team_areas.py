@@ -1,0 +1,178 @@
+"""Where each team's cards lie in the frame: the table set-up players save per table, and the frame
+the reader works in.
+
+By default the side of the table nearer the camera (the bottom of the frame) is team A's: cards
+are read as the image shows them, the middle line being the sparsest row between the two teams'
+cards (:func:`vision.physical_cards.see_cards` finds it). Players may draw each team's area (a polygon in image pixels) and may give
+the table's perspective: the four image points of a rectangle on the table, far left, far right,
+near right, near left as team A sees it. The reader then works in a top-down view of the table, in
+which team A's cards stand upright and team B's are turned half round.
+
+>>> setup = TableSetup.from_json({"areas": {"A": [[0, 50], [100, 50], [100, 100], [0, 100]],
+...                                         "B": [[0, 0], [100, 0], [100, 50], [0, 50]]}})
+>>> TableFrame(setup, (100, 100)).sides(np.array([[10.0, 80.0], [10.0, 20.0], [200.0, 20.0]])).tolist()
+['A', 'B', '-']
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+TEAMS = ("A", "B")
+#: The side of a point in neither team's area: the middle of the table.
+MIDDLE = "-"
+#: Side of the square the table rectangle becomes in the top-down view, in view units.
+TOP_DOWN_SIDE = 1000.0
+
+
+class TableSetupError(ValueError):
+    """A saved table set-up that cannot be used (one line, naming the field)."""
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """What players may set for a table: team areas and the table perspective (both optional)."""
+
+    areas: dict[str, np.ndarray] | None = None  #: team -> (k, 2) polygon, image pixels
+    perspective: np.ndarray | None = None  #: 3×3 homography, image pixels -> top-down view, centred
+
+    @classmethod
+    def from_corners(cls, corners, areas: dict[str, np.ndarray] | None = None) -> TableSetup:
+        """From the four image points of a table rectangle (far left, far right, near right, near left)."""
+        corners = np.asarray(corners, np.float32).reshape(4, 2)
+        half = TOP_DOWN_SIDE / 2
+        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]], np.float32)
+        return cls(areas, cv2.getPerspectiveTransform(corners, square))
+
+    @classmethod
+    def from_json(cls, data: dict) -> TableSetup:
+        if not isinstance(data, dict):
+            raise TableSetupError("table set-up: expected an object with \"areas\" and/or \"table_corners\"")
+        areas = data.get("areas")
+        if areas is not None:
+            areas = {team: _points(areas.get(team) if isinstance(areas, dict) else None, f"areas.{team}", 3)
+                     for team in TEAMS}
+        if data.get("table_corners") is not None:
+            return cls.from_corners(_points(data["table_corners"], "table_corners", 4, exactly=True), areas)
+        perspective = data.get("perspective")
+        if perspective is not None:
+            perspective = _points(perspective, "perspective", 3, exactly=True, width=3)
+        return cls(areas, perspective)
+
+    def to_json(self) -> dict:
+        data: dict = {}
+        if self.areas is not None:
+            data["areas"] = {team: np.round(polygon, 2).tolist() for team, polygon in self.areas.items()}
+        if self.perspective is not None:
+            data["perspective"] = self.perspective.tolist()
+        return data
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> TableSetup:
+        try:
+            return cls.from_json(json.loads(Path(path).read_text()))
+        except json.JSONDecodeError as error:
+            raise TableSetupError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+
+
+class TableFrame:
+    """Image points to the reader's frame: centred on the table, team A towards +y.
+
+    With a perspective it is the top-down view; with areas only, the image turned so that team A's
+    area lies below team B's; otherwise the image itself, centred.
+    """
+
+    def __init__(self, setup: TableSetup, image_size: tuple[int, int]):
+        self.setup = setup
+        width, height = image_size
+        if setup.perspective is not None:
+            self.homography = np.asarray(setup.perspective, np.float64)
+        else:
+            centre, angle = np.array([width / 2, height / 2]), 0.0
+            if setup.areas is not None:
+                centre, angle = _middle_of(setup.areas["A"], setup.areas["B"])
+            cos, sin = np.cos(angle), np.sin(angle)
+            rotate = np.array([[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]])
+            self.homography = rotate @ np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray:
+        points = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        if not len(points):
+            return np.zeros((0, 2))
+        return cv2.perspectiveTransform(points, self.homography).reshape(-1, 2)
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        points = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        if not len(points):
+            return np.zeros((0, 2))
+        return cv2.perspectiveTransform(points, np.linalg.inv(self.homography)).reshape(-1, 2)
+
+    @property
+    def has_areas(self) -> bool:
+        return self.setup.areas is not None
+
+    @property
+    def set_up(self) -> bool:
+        """Whether players gave team areas or the table's perspective (else the reader guesses)."""
+        return self.setup.areas is not None or self.setup.perspective is not None
+
+    def sides(self, image_points: np.ndarray) -> np.ndarray:
+        """The team whose side each image point lies on: its area (:data:`MIDDLE` when in neither),
+        else the half of the frame."""
+        image_points = np.asarray(image_points, np.float64).reshape(-1, 2)
+        if self.setup.areas is not None:
+            inside_a = np.array([_inside(self.setup.areas["A"], p) for p in image_points], bool)
+            inside_b = np.array([_inside(self.setup.areas["B"], p) for p in image_points], bool)
+            return np.where(inside_a, "A", np.where(inside_b, "B", MIDDLE)).astype("<U1")
+        return np.where(self.to_frame(image_points)[:, 1] >= 0, "A", "B")
+
+    def area_outlines(self, image_size: tuple[int, int]) -> dict[str, np.ndarray]:
+        """Each team's area as an image polygon, to draw: the set areas, or the two halves (of the
+        table's top-down view when the perspective is set, else of the frame)."""
+        if self.setup.areas is not None:
+            return dict(self.setup.areas)
+        if self.setup.perspective is not None:
+            half = TOP_DOWN_SIDE / 2
+            return {"B": self.to_image(np.array([[-half, -half], [half, -half], [half, 0], [-half, 0]])),
+                    "A": self.to_image(np.array([[-half, 0], [half, 0], [half, half], [-half, half]]))}
+        width, height = image_size
+        return {"B": np.array([[0, 0], [width, 0], [width, height / 2], [0, height / 2]]),
+                "A": np.array([[0, height / 2], [width, height / 2], [width, height], [0, height]])}
+
+
+def _points(value, where: str, count: int, exactly: bool = False, width: int = 2) -> np.ndarray:
+    """A list of ``[x, y]`` points (or matrix rows), checked, or one line saying what is wrong."""
+    try:
+        points = np.asarray(value, np.float64)
+    except (TypeError, ValueError):
+        points = np.zeros((0,))
+    enough = len(points) == count if exactly else len(points) >= count
+    if points.ndim != 2 or points.shape[1] != width or not enough or not np.isfinite(points).all():
+        need = f"{'exactly' if exactly else 'at least'} {count} [{', '.join('xyz'[:width])}] rows"
+        raise TableSetupError(f"table set-up: {where} must be a list of {need}")
+    return points
+
+
+def _middle_of(area_a: np.ndarray, area_b: np.ndarray) -> tuple[np.ndarray, float]:
+    """The table's middle between two team areas, and the turn that puts A's below B's: across,
+    halfway between the areas' centres; along, halfway across the gap between the areas (an area
+    reaches out to the spread hands, so its centre says little about where the middle is)."""
+    a, b = area_a.mean(axis=0), area_b.mean(axis=0)
+    axis = (a - b) / max(float(np.linalg.norm(a - b)), 1e-9)
+    near_a = float((area_a @ axis).min())
+    near_b = float((area_b @ axis).max())
+    centre = (a + b) / 2
+    centre = centre + axis * ((near_a + near_b) / 2 - float(centre @ axis))
+    return centre, float(np.arctan2(a[0] - b[0], a[1] - b[1]))  # the turn that puts B->A onto +y
+
+
+def _inside(polygon: np.ndarray, point: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(polygon.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0

@@ -1,0 +1,227 @@
+"""The table over time: steady readings from flickering ones, and the table events they imply.
+
+Each frame's reading is boiled down to the table's parts: per team each meld (by its rank; wild-card
+melds by ``"wild"``) with its cards, each canasta pile (by rank) with its top card, the threes row
+and the spread hands; and whether the turn card shows. A part changes in the steady table only when
+its new value is the one read most often in the last few frames, at least
+:attr:`TableTracker.confirm` times, so a card must be seen in several frames before it counts or is
+dropped: a hand passing over the table, or a missed detection, changes nothing. Play only adds
+cards to melds and threes, so a part read smaller must be read so for longer still.
+
+Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
+(a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes
+were laid out, the turn card was drawn), so legality and dead ranks follow the game live. A pile's
+cards are remembered from the meld it was squared from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
+
+from companion.cards import Card
+from companion.hand import (
+    CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
+)
+from companion.violations import Violation
+from vision.reading import CANASTA_SIZE, TEAMS, TableReading
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """What changed on the table, in the game's words: ``kind`` is one of ``turn_card_taken``,
+    ``three_laid_out``, ``opened`` (a team's first melds, laid at once), ``meld`` (a later new meld),
+    ``added_to_meld``, ``canasta`` (a meld reached seven), ``hands_spread``."""
+
+    kind: str
+    team: str | None = None
+    meld: str | None = None  #: the meld's rank ("wild" for wild cards)
+    cards: tuple[str, ...] = ()
+    melds: tuple[tuple[str, ...], ...] = ()  #: an opening's melds
+    frame: int = 0
+    violations: tuple[Violation, ...] = ()
+
+
+def table_parts(reading: TableReading) -> dict[tuple, object]:
+    """A reading as the table's parts, each a hashable value (``None`` when absent)."""
+    parts: dict[tuple, object] = {("turn_card",): reading.turn_card is not None}
+    for team in TEAMS:
+        side = reading.teams[team]
+        for meld in side.melds:
+            parts[(team, "meld", meld_key(meld.codes))] = tuple(sorted(meld.codes))
+        for pile in side.piles:
+            parts[(team, "pile", pile.rank or "wild")] = pile.top.code
+        if side.threes:
+            parts[(team, "threes")] = tuple(sorted(c.code for c in side.threes))
+        if side.hands:
+            parts[(team, "hands")] = tuple(tuple(sorted(c.code for c in hand)) for hand in side.hands)
+    return parts
+
+
+_NO_CHANGE = object()
+#: Spread hands show at least this many cards (one card past the hand line is more likely a stray
+#: index of a meld whose other cards are hidden).
+MIN_SPREAD_CARDS = 2
+
+
+def _grows(key: tuple, old, new) -> bool:
+    """Whether a part's new value only adds to the old one (as play does)."""
+    if old is None or key == ("turn_card",) or key[-1] == "hands":
+        return True
+    if new is None:
+        return False
+    if isinstance(old, tuple):
+        return not Counter(old) - Counter(new)
+    return True
+
+
+def meld_key(codes) -> str:
+    """A team's meld is known by its rank (a team melds each rank once), or ``"wild"``."""
+    ranks = {Card.parse(code).rank for code in codes if not Card.parse(code).is_wild}
+    return next(iter(ranks)) if len(ranks) == 1 else "wild" if not ranks else "+".join(sorted(ranks))
+
+
+@dataclass
+class TableTracker:
+    """Feed it every reading of a video, in order; it keeps the steady table and the hand state."""
+
+    confirm: int = 2
+    #: Melds and threes only grow in play: a part read smaller must be read so this many times longer
+    #: (a card hidden under an arm, or two indexes that did not pair for a while, change nothing).
+    shrink_factor: int = 4
+    state: HandState = field(default_factory=HandState)
+    steady: dict[tuple, object] = field(default_factory=dict)
+    events: list[TableEvent] = field(default_factory=list)
+    pile_contents: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    hands_spread: bool = False
+    _recent: dict[tuple, deque] = field(default_factory=dict)
+    _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
+    _frame: int = 0
+
+    def update(self, reading: TableReading) -> list[TableEvent]:
+        """Take one frame's reading; return the events its confirmed changes imply."""
+        seen = table_parts(reading)
+        changed = {}
+        for key in set(seen) | set(self._recent):
+            recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor))
+            recent.append(seen.get(key))
+            value = self._voted(key, recent)
+            if value is not _NO_CHANGE:
+                changed[key] = value
+        before = dict(self.steady)
+        for key, value in changed.items():
+            if value is None:
+                self.steady.pop(key, None)
+            else:
+                self.steady[key] = value
+        # The first confirmed table is the one found when watching began: it implies no event.
+        new = self._events(before, changed) if self._frame >= self.confirm else []
+        self._frame += 1
+        self.events += new
+        return new
+
+    def _voted(self, key: tuple, recent: deque):
+        """The part's new steady value, or :data:`_NO_CHANGE`: a value that adds to the steady one
+        must be the one read most in the last few frames, at least :attr:`confirm` times; any other
+        change must hold through every one of the last ``confirm × shrink_factor`` frames."""
+        steady = self.steady.get(key)
+        window = list(recent)[-(2 * self.confirm - 1):]
+        votes = Counter(v for v in window if v != steady)
+        if votes:
+            value, count = votes.most_common(1)[0]
+            if count >= self.confirm and _grows(key, steady, value):
+                return value
+        if len(recent) == recent.maxlen and all(v != steady for v in recent):
+            value, count = Counter(recent).most_common(1)[0]
+            if count >= self.confirm:
+                return value
+        return _NO_CHANGE
+
+    # ------------------------------------------------------------------------------ events
+    def _events(self, before: dict, changed: dict) -> list[TableEvent]:
+        if self.hands_spread:
+            return []  # the hand is over: what changes now is only how the spread cards are read
+        spread = [card for team in TEAMS for hand in self.steady.get((team, "hands"), ()) for card in hand]
+        if any(changed.get((team, "hands")) for team in TEAMS) and len(spread) >= MIN_SPREAD_CARDS:
+            # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
+            # plays.
+            self.hands_spread = True
+            return [TableEvent("hands_spread", frame=self._frame)]
+        events = []
+        # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
+        if changed.get(("turn_card",)) is False and before.get(("turn_card",)) and not self.state.turn_card.drawn:
+            events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
+        for team in TEAMS:
+            events += self._threes(team, before, changed)
+            if not self.state.teams[team].opened:
+                events += self._opening(team, changed)
+            for key, value in changed.items():
+                if key[0] == team and key[1] == "meld" and value is not None:
+                    events += self._meld(team, key[2], before.get(key) or (), value)
+            for key, value in changed.items():
+                if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents:
+                    events += self._squared(team, key[2], value, before)
+        return events
+
+    def _threes(self, team: str, before: dict, changed: dict) -> list[TableEvent]:
+        if (team, "threes") not in changed or changed[(team, "threes")] is None:
+            return []
+        # Against what the hand already holds: a three hidden for a while and seen again is no new one.
+        laid = Counter(changed[(team, "threes")]) - Counter(c.code for c in self.state.teams[team].threes.cards)
+        return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
+                            TableEvent("three_laid_out", team, cards=(code,), frame=self._frame))
+                for code in sorted(laid.elements())]
+
+    def _opening(self, team: str, changed: dict) -> list[TableEvent]:
+        """A team's first melds, laid in one turn: one opening (a canasta among them may already be
+        squared: only its top card shows, the rest are taken to be like it)."""
+        laid = {key[2]: value if key[1] == "meld" else (value,) * CANASTA_SIZE
+                for key, value in changed.items() if key[0] == team and key[1] in ("meld", "pile") and value}
+        if not laid:
+            return []
+        for rank in laid:
+            self._meld_numbers[team][rank] = len(self._meld_numbers[team])
+        melds = tuple(tuple(sorted(codes)) for codes in laid.values())
+        event = self._apply(Opened(team, tuple(tuple(Card.parse(c) for c in m) for m in melds)),
+                            TableEvent("opened", team, cards=tuple(c for m in melds for c in m), melds=melds,
+                                       frame=self._frame))
+        for key in [key for key in changed if key[0] == team and key[1] == "pile"]:
+            self._close(team, key[2])
+        return [event]
+
+    def _meld(self, team: str, rank: str, old: tuple, new: tuple) -> list[TableEvent]:
+        numbers = self._meld_numbers[team]
+        if rank in numbers:  # against what the hand already holds, not the last reading
+            old = tuple(c.code for c in self.state.teams[team].melds[numbers[rank]].cards)
+        added = tuple(sorted((Counter(new) - Counter(old)).elements()))
+        if not added:
+            return []
+        cards = tuple(Card.parse(code) for code in added)
+        if rank not in numbers:
+            numbers[rank] = len(self.state.teams[team].melds)
+            return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, self._frame))]
+        kind = "canasta" if len(new) >= CANASTA_SIZE else "added_to_meld"
+        return [self._apply(CardsAdded(team, numbers[rank], cards), TableEvent(kind, team, rank, added, self._frame))]
+
+    def _squared(self, team: str, rank: str, top: str, before: dict) -> list[TableEvent]:
+        """A meld squared into a pile: the cards it lacked to make seven were laid as it closed (only
+        the top card shows; the rest are taken to be like it); remembered as the pile's contents."""
+        meld = tuple(before.get((team, "meld", rank)) or ())
+        missing = max(0, CANASTA_SIZE - len(meld))
+        events = []
+        if missing:
+            events += self._meld(team, rank, meld, meld + (top,) * missing)
+        self._close(team, rank)
+        return events
+
+    def _close(self, team: str, rank: str) -> None:
+        number = self._meld_numbers[team].get(rank)
+        if number is not None:
+            self._apply(CanastaClosed(team, number), None)
+            self.pile_contents[(team, rank)] = tuple(c.code for c in self.state.teams[team].melds[number].cards)
+
+    def _apply(self, core_event, table_event: TableEvent | None) -> TableEvent | None:
+        violations = self.state.apply(core_event)
+        if table_event is None:
+            return None
+        return replace(table_event, violations=tuple(violations))

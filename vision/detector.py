@@ -24,7 +24,8 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections
-from vision.weights import DEFAULT_WEIGHTS, load_onnx_session, load_torch_model
+from vision import weights as weight_files
+from vision.weights import load_onnx_session, load_torch_model
 
 INPUT_WIDTH = 1280
 STRIDE = 32
@@ -38,11 +39,12 @@ CLASSIFIER_NAME = "index_classifier.pt"
 
 
 class CardDetector:
-    def __init__(self, weights: Path | str = DEFAULT_WEIGHTS, backend: str = "onnx", conf: float = APP_CONFIDENCE,
+    def __init__(self, weights: Path | str | None = None, backend: str = "onnx", conf: float = APP_CONFIDENCE,
                  input_width: int = INPUT_WIDTH, classifier=None, threads: int | None = None) -> None:
         if backend not in ("onnx", "ultralytics"):
             raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
-        weights = Path(weights)
+        # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
+        weights = Path(weights) if weights is not None else weight_files.DEFAULT_WEIGHTS
         if backend == "onnx":
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         else:

@@ -5,6 +5,7 @@
     sheet   write a contact sheet (a dozen scenes with their boxes) to judge realism
     video   play a simulated hand forward and write it as a video with per-frame ground truth
     read    read tables from images or videos: each team's melds, piles and threes
+    tiles, train, classifier, export, evaluate: the card detector (vision.detector_cli)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from vision import detector_cli
 from vision.atlas import DEFAULT_ATLAS_DIR, AtlasError
 
 
@@ -26,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (UsageError, AtlasError, OSError) as error:
+    except (UsageError, AtlasError, OSError, *detector_cli.ERRORS) as error:
         print(f"vision {args.command}: {error}", file=sys.stderr)
         return 2
 
@@ -70,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("--weights", type=Path, help="detector weights (default: the detector's own)")
     read.add_argument("--labels", action="store_true", help="use the YOLO labels beside each image, not the detector")
     read.set_defaults(run=_run_read)
+
+    detector_cli.add_commands(commands)
     return parser
 
 

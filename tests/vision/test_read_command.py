@@ -105,6 +105,6 @@ def test_frame_sources_refuse_without_decoding(tmp_path):
         list(video_frames(tmp_path / "cut.mp4"))
 
 
-def test_without_a_detector_the_command_says_what_to_do(labelled_image, capsys):
-    assert main(["read", str(labelled_image)]) == 2
-    assert "not trained yet" in capsys.readouterr().err
+def test_without_a_detector_the_command_says_what_to_do(labelled_image, tmp_path, capsys):
+    assert main(["read", str(labelled_image), "--weights", str(tmp_path / "missing.onnx")]) == 2
+    assert "python -m vision train" in capsys.readouterr().err

@@ -114,9 +114,9 @@ def test_team_areas_and_perspective_from_a_saved_setup(tmp_path):
         TableSetup.load(tmp_path / "bad.json")
 
 
-def test_card_reader_without_a_trained_detector_says_so():
-    with pytest.raises(DetectorMissing, match="not trained yet"):
-        CardReader()
+def test_card_reader_without_a_trained_detector_says_so(tmp_path):
+    with pytest.raises(DetectorMissing, match="cannot be loaded.*python -m vision train"):
+        CardReader(weights=tmp_path / "missing.onnx")
 
 
 def test_card_reader_runs_any_detector_on_a_frame(small_atlas):

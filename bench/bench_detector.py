@@ -1,0 +1,85 @@
+"""Detector latency on a 1920×1080 synthetic frame: ONNX Runtime, the ultralytics reference, and stock
+``YOLO(weights).predict``, measured in the same run, end to end (BGR frame in, detections out).
+
+    python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
+
+Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
+Stock predict runs at the same network input (1280 px wide), so the ratio compares the pipelines,
+not two resolutions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
+from vision.detector import APP_CONFIDENCE, INPUT_WIDTH, CardDetector  # noqa: E402
+from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
+
+
+def synthetic_frame(atlas_dir: Path, seed: int = 3) -> np.ndarray:
+    from vision.atlas import FaceAtlas
+    from vision.augment import photograph
+    from vision.render import render_scene
+    from vision.synth import build_scene
+
+    atlas = FaceAtlas(atlas_dir)
+    scene = build_scene(atlas, seed, (1920, 1080), "test")
+    return photograph(render_scene(scene, atlas), scene.owners, seed)
+
+
+def median_ms(run, frame: np.ndarray, repeats: int) -> float:
+    run(frame)  # warm-up: first-call allocations and graph set-up are not what a video pays
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run(frame)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    os.environ["YOLO_OFFLINE"] = "1"
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(args.threads)
+    frame = synthetic_frame(args.atlas)
+    stock = YOLO(str(args.weights.with_suffix(".pt")))
+    timings = {
+        "stock YOLO(weights).predict": median_ms(
+            lambda f: stock.predict(f, imgsz=INPUT_WIDTH, conf=APP_CONFIDENCE, device="cpu", verbose=False),
+            frame, args.repeats),
+        "CardDetector ultralytics (reference)": median_ms(
+            CardDetector(args.weights, backend="ultralytics", threads=args.threads).detect, frame, args.repeats),
+        "CardDetector onnx": median_ms(
+            CardDetector(args.weights, backend="onnx", threads=args.threads).detect, frame, args.repeats),
+    }
+    int8 = args.weights.with_suffix(".int8.onnx")
+    if int8.exists():  # written by python -m vision export --int8
+        timings["CardDetector onnx int8"] = median_ms(
+            CardDetector(int8, backend="onnx", threads=args.threads).detect, frame, args.repeats)
+    stock_ms = timings["stock YOLO(weights).predict"]
+    print(f"1920x1080 frame, network input {INPUT_WIDTH} px wide, {args.threads} threads, "
+          f"median of {args.repeats}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
+    for name, ms in timings.items():
+        print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The card detector: both backends agree on a synthetic frame, pre/post-processing, weight errors.
+
+The model is a YOLOv8n with random weights built and exported inside the test session: the check
+is that ONNX Runtime and the torch reference compute the same thing around the same steps, which
+holds whatever the weights are.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.augment import photograph
+from vision.detections import Detections
+from vision.detector import CardDetector, postprocess, preprocess
+from vision.render import render_scene
+from vision.synth import build_scene
+from vision.weights import WeightsError
+
+#: Random weights give confidences of a few 1e-4; this keeps a few dozen boxes to compare.
+RANDOM_MODEL_CONF = 1e-4
+
+
+def random_yolo(folder: Path, names: list[str]) -> Path:
+    """An untrained YOLOv8n saved as an ultralytics checkpoint and exported to ONNX."""
+    import torch
+    from ultralytics.nn.tasks import DetectionModel
+
+    from vision.weights import export_onnx
+
+    torch.manual_seed(0)
+    model = DetectionModel("yolov8n.yaml", nc=len(names), verbose=False)
+    model.names = dict(enumerate(names))
+    torch.save({"model": model.half(), "train_args": {}}, folder / "cards.pt")
+    return export_onnx(folder / "cards.pt", folder / "cards.onnx")
+
+
+@pytest.fixture(scope="session")
+def random_model(tmp_path_factory) -> Path:
+    from vision.classes import CLASS_NAMES
+
+    return random_yolo(tmp_path_factory.mktemp("model"), list(CLASS_NAMES))
+
+
+@pytest.fixture(scope="module")
+def frame(small_atlas) -> np.ndarray:
+    scene = build_scene(small_atlas, 7, (960, 540))
+    return photograph(render_scene(scene, small_atlas), scene.owners, 7)
+
+
+def test_backends_agree_on_a_synthetic_frame(random_model, frame):
+    fast = CardDetector(random_model, backend="onnx", conf=RANDOM_MODEL_CONF, input_width=640)
+    reference = CardDetector(random_model, backend="ultralytics", conf=RANDOM_MODEL_CONF, input_width=640)
+    tensor, _ = preprocess(frame, 640)
+    np.testing.assert_allclose(fast._run(tensor), reference._run(tensor), rtol=1e-3, atol=1e-3)
+    a, b = fast.detect(frame), reference.detect(frame)
+    assert isinstance(a, Detections) and len(a) > 10
+    assert len(a) == len(b)
+    np.testing.assert_allclose(a.xyxy, b.xyxy, atol=0.5)
+    np.testing.assert_array_equal(a.class_id, b.class_id)
+    np.testing.assert_allclose(a.confidence, b.confidence, rtol=1e-3, atol=1e-6)
+
+
+def test_preprocess_scales_to_the_input_width_and_pads_to_the_stride():
+    tensor, scale = preprocess(np.zeros((1080, 1920, 3), np.uint8), 1280)
+    assert tensor.shape == (1, 3, 736, 1280) and tensor.dtype == np.float32
+    assert scale == pytest.approx(2 / 3)
+    assert tensor[0, :, 720:].max() == pytest.approx(114 / 255)  # padding below the frame
+
+
+def test_postprocess_keeps_one_box_per_index_whatever_its_class_and_maps_back_to_the_frame():
+    classes = 53
+    raw = np.zeros((1, 4 + classes, 3), np.float32)
+    raw[0, :4, 0] = [100, 100, 10, 20]  # KH-ish, confident
+    raw[0, 4 + 44, 0] = 0.9
+    raw[0, :4, 1] = [101, 100, 10, 20]  # the same index read as another card, less sure
+    raw[0, 4 + 45, 1] = 0.6
+    raw[0, :4, 2] = [300, 50, 10, 20]  # below the threshold
+    raw[0, 4 + 3, 2] = 0.2
+    found = postprocess(raw, conf=0.5, scale=0.5)
+    assert len(found) == 1 and found.class_id[0] == 44
+    np.testing.assert_allclose(found.xyxy[0], [190, 180, 210, 220])
+
+
+def test_a_frame_that_is_not_bgr_is_refused(random_model):
+    with pytest.raises(ValueError, match="BGR"):
+        CardDetector(random_model).detect(np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("backend", ["onnx", "ultralytics"])
+def test_missing_weights_say_how_to_rebuild(tmp_path, backend):
+    with pytest.raises(WeightsError, match="python -m vision train"):
+        CardDetector(tmp_path / "cards.onnx", backend=backend)
+
+
+@pytest.mark.parametrize("suffix,backend", [(".onnx", "onnx"), (".pt", "ultralytics")])
+def test_corrupt_weights_say_how_to_rebuild(tmp_path, suffix, backend):
+    (tmp_path / f"cards{suffix}").write_bytes(b"not a model at all")
+    with pytest.raises(WeightsError, match="not a readable .*python -m vision"):
+        CardDetector(tmp_path / f"cards{suffix}", backend=backend)
+
+
+def test_the_cli_reports_missing_weights_in_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "vision", "evaluate", "--weights", str(tmp_path / "x.onnx"),
+                             "--scenes", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "no such weights file" in result.stderr
+
+
+
+def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_path):
+    from vision.weights import export_onnx
+
+    half = export_onnx(random_model.with_suffix(".pt"), tmp_path / "half.onnx", half=True)
+    assert half.stat().st_size < 0.6 * random_model.stat().st_size
+    assert (tmp_path / "half.pt").exists()  # the reference checkpoint travels with it
+    tensor, _ = preprocess(frame, 640)
+    full = CardDetector(random_model, input_width=640)._run(tensor)
+    np.testing.assert_allclose(CardDetector(half, input_width=640)._run(tensor), full, rtol=2e-2, atol=2e-2)
+
+
+def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame):
+    import torch
+
+    from vision.index_classifier import IndexNet
+
+    model = random_yolo(tmp_path, ["index"])
+    with pytest.raises(WeightsError, match="python -m vision classifier"):
+        CardDetector(model)
+    torch.save({"state": IndexNet().state_dict(), "crops_seen": 0, "minutes": 0.0}, tmp_path / "index_classifier.pt")
+    for backend in ("onnx", "ultralytics"):
+        detector = CardDetector(model, backend=backend, conf=RANDOM_MODEL_CONF, input_width=640)
+        assert detector.classifier is not None
+    found = detector.detect(frame)
+    assert len(found) and found.class_id.max() < 53

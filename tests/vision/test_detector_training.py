@@ -1,0 +1,82 @@
+"""Training inputs: tiles cut from scenes, index crops and the classifier, the train command's errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import index_classifier as ic
+from vision.classes import CLASS_NAMES, class_id
+from vision.dataset import write_dataset
+from vision.detections import Detections
+from vision.tiles import tile_labels, write_tiles
+from vision.train import Recipe, TrainingError, status, train
+from vision.weights import WeightsError
+
+
+@pytest.fixture(scope="module")
+def scenes(small_atlas_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("scenes")
+    list(write_dataset(out, small_atlas_dir, 20, seed=3, image_size=(1280, 720), workers=1))
+    return out
+
+
+def test_a_box_cut_by_a_tile_edge_is_kept_only_when_most_of_it_is_inside():
+    truth = Detections([[625, 10, 645, 30], [634, 40, 654, 60], [100, 100, 110, 120]], [1, 1, 1],
+                       [class_id("KH"), class_id("QS"), class_id("2C")])
+    assert tile_labels(truth, 0, 0).codes == ["KH", "2C"]  # KH 75% in; QS 30%, under the 60% kept
+    right = tile_labels(truth, 640, 0)
+    assert right.codes == ["QS"]
+    np.testing.assert_allclose(right.xyxy, [[0, 40, 14, 60]])  # clipped, in tile pixels
+
+
+def test_scenes_become_tiles_with_labels_in_tile_coordinates(scenes, tmp_path):
+    counts = write_tiles(scenes, tmp_path / "tiles", {"val": 1})
+    train_images = sorted((scenes / "images" / "train").glob("*.jpg"))
+    assert counts == {"train": 4 * len(train_images), "val": 4}  # 1280×720 -> 2×2 tiles
+    assert (tmp_path / "tiles" / "data.yaml").exists()
+    for label in (tmp_path / "tiles" / "labels" / "train").glob("*.txt"):
+        for line in label.read_text().splitlines():
+            cls, *box = line.split()
+            assert 0 <= int(cls) < len(CLASS_NAMES)
+            assert all(0 <= float(v) <= 1 for v in box)
+
+
+def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
+    contexts, labels = ic.scene_crops(scenes, "train", limit=4)
+    assert contexts.shape[1:] == (ic.CONTEXT, ic.CONTEXT, 3) and len(contexts) == len(labels) > 20
+    crop = ic.augment(contexts[0], np.random.default_rng(0))
+    assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
+    summary = ic.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
+    assert summary["crops_seen"] >= 32
+    classifier = ic.IndexClassifier(tmp_path / "ic.pt")
+    assert 0 <= ic.crop_accuracy(classifier, contexts, labels) <= 1
+    frame = np.full((200, 300, 3), 200, np.uint8)
+    found = Detections([[10, 10, 20, 30], [100, 50, 112, 70]], [0.9, 0.5], [0, 0])
+    named = classifier.name(frame, found)
+    np.testing.assert_array_equal(named.xyxy, found.xyxy)
+    assert (named.confidence <= found.confidence).all()
+
+
+def test_a_window_crop_is_centred_on_its_box():
+    frame = np.zeros((100, 100, 3), np.uint8)
+    frame[40:60, 45:55] = 255  # a 10×20 white box
+    crop = ic.window_crops(frame, np.array([[45, 40, 55, 60]], np.float32), 26, 1.3)[0]
+    assert crop[13, 13].min() == 255 and crop[0, 0].max() == 0
+
+
+def test_a_damaged_classifier_file_says_how_to_rebuild(tmp_path):
+    (tmp_path / "ic.pt").write_bytes(b"garbage")
+    with pytest.raises(WeightsError, match="python -m vision"):
+        ic.IndexClassifier(tmp_path / "ic.pt")
+
+
+def test_resuming_a_run_that_never_started_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TrainingError, match="nothing to resume"):
+        train(Recipe(tmp_path / "data.yaml", name="nothing"), resume=True)
+    with pytest.raises(TrainingError, match="vision tiles"):
+        train(Recipe(tmp_path / "data.yaml", name="nothing"))
+    assert "no finished epoch" in status("nothing")

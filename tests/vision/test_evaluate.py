@@ -1,0 +1,66 @@
+"""Detector evaluation: AP, matching, the confusion matrix, per-card recall and precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import class_id
+from vision.detections import Detections
+from vision.evaluate import BACKGROUND, Frame, average_precision, confused_pairs, iou, match, score
+
+
+def boxes(*rows) -> Detections:
+    """Detections from (code, x1, y1, x2, y2, confidence) rows."""
+    return Detections([r[1:5] for r in rows], [r[5] for r in rows], [class_id(r[0]) for r in rows])
+
+
+TRUTH = boxes(("6S", 0, 0, 10, 20, 1), ("9H", 50, 0, 60, 20, 1), ("10D", 100, 0, 110, 20, 1))
+
+
+def test_iou():
+    a = np.array([[0, 0, 10, 10]], np.float32)
+    others = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]], np.float32)
+    np.testing.assert_allclose(iou(a, others), [[1, 1 / 3, 0]], atol=1e-6)
+
+
+def test_perfect_detections_score_one():
+    report, _ = score([Frame(TRUTH, TRUTH)], conf=0.5)
+    assert report.map50 == pytest.approx(1) and report.map50_95 == pytest.approx(1)
+    assert set(report.recall.values()) == {1.0} and set(report.precision.values()) == {1.0}
+    assert report.rank_accuracy == 1 and report.suit_accuracy == 1 and report.located == 1
+
+
+def test_a_six_read_as_a_nine_lands_in_the_confusion_matrix_and_costs_recall_and_precision():
+    found = boxes(("9S", 0, 0, 10, 20, 0.9), ("9H", 50, 0, 60, 20, 0.9), ("10D", 100, 0, 110, 20, 0.9))
+    report, _ = score([Frame(TRUTH, found)], conf=0.5)
+    assert report.confusion[class_id("6S"), class_id("9S")] == 1
+    assert report.recall["6S"] == 0 and report.precision["9S"] == 0 and report.recall["9H"] == 1
+    assert report.rank_accuracy == pytest.approx(2 / 3) and report.suit_accuracy == 1
+    assert confused_pairs(report.confusion) == [("6S", "9S", 1)]
+    assert report.map50 == pytest.approx(2 / 3)  # over the cards in the truth: 6S never found, 9H and 10D perfect
+
+
+def test_misses_and_false_finds_go_to_the_background_row_and_column():
+    found = boxes(("9H", 50, 0, 60, 20, 0.9), ("KC", 300, 0, 310, 20, 0.8), ("10D", 100, 0, 110, 20, 0.3))
+    report, _ = score([Frame(TRUTH, found)], conf=0.5)
+    assert report.confusion[class_id("6S"), BACKGROUND] == 1
+    assert report.confusion[class_id("10D"), BACKGROUND] == 1  # found, but below the app's threshold
+    assert report.confusion[BACKGROUND, class_id("KC")] == 1
+
+
+def test_matching_takes_the_most_confident_find_first():
+    truth = boxes(("KH", 0, 0, 10, 20, 1))
+    found = boxes(("KH", 0, 0, 10, 20, 0.4), ("KH", 1, 0, 11, 20, 0.9))
+    assert match(truth, found, 0.5, same_class=True).tolist() == [-1, 0]
+
+
+def test_average_precision_of_a_ranked_list():
+    # hits in confidence order: yes, no, yes; three positives, one never found
+    ap, recall, precision = average_precision(np.array([1, 0, 1]), np.array([0.9, 0.8, 0.7]), positives=3)
+    assert recall.tolist() == pytest.approx([1 / 3, 1 / 3, 2 / 3])
+    assert precision.tolist() == pytest.approx([1, 0.5, 2 / 3])
+    # precision envelope: 1 up to recall 1/3, 2/3 up to 2/3, 0 beyond (COCO's 101 points)
+    expected = (np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
+                + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3) / 101
+    assert ap == pytest.approx(expected)

@@ -1,0 +1,120 @@
+"""The card detector the app runs: a BGR frame in, :class:`Detections` of corner indexes out.
+
+Two backends run the same network on the same input and share every step around it:
+
+* ``onnx``: the exported model through ONNX Runtime (fast on a CPU; what the app uses);
+* ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
+
+Pre-processing scales the frame so its width is :data:`INPUT_WIDTH` (the width of the training
+scenes, so corner indexes are the size the network learned: a 1080p frame shrinks to 1280×720) and
+pads it to a multiple of the network's stride. Post-processing keeps boxes over the confidence
+threshold and suppresses overlaps whatever their class: one corner index is one card.
+
+With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
+network finds "a corner index" (one class) and the classifier names each crop. A one-class model
+loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import Detections
+from vision import weights as weight_files
+from vision.weights import load_onnx_session, load_torch_model
+
+INPUT_WIDTH = 1280
+STRIDE = 32
+#: The app's confidence threshold: evaluation reports recall and precision per card at this value.
+APP_CONFIDENCE = 0.5
+NMS_IOU = 0.5
+#: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
+MAX_DETECTIONS = 300
+#: A one-class model (the two-stage design) is named by the classifier of this name beside it.
+CLASSIFIER_NAME = "index_classifier.pt"
+
+
+class CardDetector:
+    def __init__(self, weights: Path | str | None = None, backend: str = "onnx", conf: float = APP_CONFIDENCE,
+                 input_width: int = INPUT_WIDTH, classifier=None, threads: int | None = None) -> None:
+        if backend not in ("onnx", "ultralytics"):
+            raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
+        # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
+        weights = Path(weights) if weights is not None else weight_files.DEFAULT_WEIGHTS
+        if backend == "onnx":
+            self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
+        else:
+            self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
+        if classes == 1 and classifier is None:  # the two-stage design: its classifier ships beside it
+            from vision.index_classifier import IndexClassifier
+
+            classifier = IndexClassifier(weights.parent / CLASSIFIER_NAME)
+        self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier
+
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        """Corner indexes in the frame, in frame pixels."""
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
+        tensor, scale = preprocess(frame_bgr, self.input_width)
+        found = postprocess(self._run(tensor), self.conf, scale)
+        if self.classifier is not None:
+            found = self.classifier.name(frame_bgr, found)
+        return found
+
+
+def preprocess(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, float]:
+    """(1, 3, H, W) float32 RGB in [0, 1], padded at the right and bottom; and the scale applied."""
+    scale = input_width / frame_bgr.shape[1]
+    height = round(frame_bgr.shape[0] * scale)
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(frame_bgr, (input_width, height), interpolation=interpolation)
+    padded_w, padded_h = (-(-input_width // STRIDE) * STRIDE, -(-height // STRIDE) * STRIDE)
+    canvas = np.full((padded_h, padded_w, 3), 114, dtype=np.uint8)  # ultralytics' letterbox grey
+    canvas[:height, :input_width] = resized
+    tensor = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(tensor), scale
+
+
+def postprocess(raw: np.ndarray, conf: float, scale: float) -> Detections:
+    """Raw network output (1, 4 + classes, anchors) -> detections in frame pixels."""
+    rows = raw[0].T
+    scores = rows[:, 4:]
+    class_id = scores.argmax(axis=1)
+    confidence = scores[np.arange(len(rows)), class_id]
+    keep = confidence > conf
+    rows, class_id, confidence = rows[keep], class_id[keep], confidence[keep]
+    cx, cy, w, h = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    xywh = np.stack([cx - w / 2, cy - h / 2, w, h], axis=1)
+    chosen = cv2.dnn.NMSBoxes(xywh.tolist(), confidence.tolist(), conf, NMS_IOU) if len(rows) else []
+    chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+    chosen = chosen[np.argsort(-confidence[chosen], kind="stable")][:MAX_DETECTIONS]
+    xyxy = np.concatenate([xywh[:, :2], xywh[:, :2] + xywh[:, 2:]], axis=1)[chosen] / scale
+    return Detections(xyxy, confidence[chosen], class_id[chosen])
+
+
+def _onnx_runner(path: Path, threads: int | None):
+    session = load_onnx_session(path, threads)
+    input_name = session.get_inputs()[0].name
+    # ultralytics writes the class names into the model's metadata; the output's shape is symbolic.
+    names = ast.literal_eval(session.get_modelmeta().custom_metadata_map.get("names", "{}"))
+    return (lambda tensor: session.run(None, {input_name: tensor})[0]), len(names)
+
+
+def _torch_runner(path: Path, threads: int | None):
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    model, names = load_torch_model(path)
+
+    def run(tensor: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            output = model(torch.from_numpy(tensor))
+        return (output[0] if isinstance(output, (list, tuple)) else output).numpy()
+
+    return run, len(names)
+

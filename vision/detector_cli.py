@@ -1,0 +1,148 @@
+"""The detector's commands of ``python -m vision``: tiles, train, export, evaluate.
+
+    tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
+    classifier  train the two-stage design's index-crop classifier and score it on held-out decks
+    train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
+    export    write the ONNX model the fast backend runs
+    evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from vision.weights import DEFAULT_WEIGHTS, WeightsError
+
+#: Errors these commands report as one line (``vision.__main__`` prints them).
+ERRORS: tuple[type[Exception], ...] = (WeightsError,)
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    tiles = commands.add_parser("tiles", help="cut synthetic scenes into training tiles")
+    tiles.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
+    tiles.add_argument("--out", type=Path, required=True)
+    tiles.add_argument("--val-scenes", type=int, default=64, help="val scenes to tile (default %(default)s)")
+    tiles.set_defaults(run=_run_tiles)
+
+    train = commands.add_parser("train", help="train or resume the card detector")
+    train.add_argument("--data", type=Path, default=Path("datasets/generated/tiles/data.yaml"))
+    train.add_argument("--model", default="yolov8n.yaml", help="architecture yaml, or a .pt to fine-tune")
+    train.add_argument("--imgsz", type=int, default=640)
+    train.add_argument("--epochs", type=int, default=30)
+    train.add_argument("--batch", type=int, default=16)
+    train.add_argument("--name", default="cards", help="run name under runs/detector (default %(default)s)")
+    train.add_argument("--single-class", action="store_true", help="one 'corner index' class (two-stage design)")
+    train.add_argument("--threads", type=int, default=2)
+    train.add_argument("--device", default="cpu", help="cpu, or a CUDA device number (default %(default)s)")
+    train.add_argument("--hours", type=float, help="train for this long instead of --epochs")
+    train.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
+    train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")
+    train.set_defaults(run=_run_train)
+
+    classifier = commands.add_parser("classifier", help="train the index-crop classifier (two-stage design)")
+    classifier.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
+    classifier.add_argument("--out", type=Path, default=Path("models/index_classifier.pt"))
+    classifier.add_argument("--minutes", type=float, default=10.0, help="training wall-clock budget")
+    classifier.add_argument("--train-scenes", type=int, default=1200, help="scenes to cut crops from")
+    classifier.add_argument("--threads", type=int, default=2)
+    classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
+    classifier.add_argument("--seed", type=int, default=0)
+    classifier.set_defaults(run=_run_classifier)
+
+    export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
+    export.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS.with_suffix(".pt"))
+    export.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
+    export.add_argument("--half", action="store_true", help="store the weights as fp16 (half the file)")
+    export.add_argument("--int8", type=Path, metavar="SCENES",
+                        help="also write an int8 model (<out>.int8.onnx) calibrated on these scenes' val images")
+    export.set_defaults(run=_run_export)
+
+    evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
+    evaluate.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
+    evaluate.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    evaluate.add_argument("--backend", choices=("onnx", "ultralytics"), default="onnx")
+    evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
+    evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
+    evaluate.add_argument("--limit", type=int, help="first N test scenes only")
+    evaluate.set_defaults(run=_run_evaluate)
+
+
+def _run_tiles(args: argparse.Namespace) -> int:
+    from vision.tiles import write_tiles
+
+    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes})
+    print(f"{counts['train']} train and {counts['val']} val tiles in {args.out}; data.yaml written")
+    return 0
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from vision import train
+
+    if args.status:
+        print(train.status(args.name))
+        return 0
+    if args.background:
+        argv = [a for a in _forwarded(args) if a != "--background"]
+        pid, log = train.start_background(argv, args.name)
+        print(f"training in the background: pid {pid}, log {log}; "
+              f"progress: python -m vision train --status --name {args.name}")
+        return 0
+    recipe = train.Recipe(args.data, args.model, args.imgsz, args.epochs, args.batch, args.name,
+                          args.single_class, args.threads, args.device, args.hours)
+    try:
+        run = train.train(recipe, resume=args.resume)
+    except train.TrainingError as error:
+        raise WeightsError(str(error)) from None
+    print(f"weights in {run / 'weights'}")
+    return 0
+
+
+def _forwarded(args: argparse.Namespace) -> list[str]:
+    """The train command's own options again, to hand to the detached process."""
+    argv = ["--data", str(args.data), "--model", args.model, "--imgsz", str(args.imgsz), "--epochs",
+            str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads),
+            "--device", args.device] + (["--hours", str(args.hours)] if args.hours else [])
+    return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume
+
+
+def _run_classifier(args: argparse.Namespace) -> int:
+    import torch
+
+    from vision import index_classifier as ic
+
+    torch.set_num_threads(args.threads)
+    contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
+    print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
+    summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
+                                  log=lambda line: print(line, flush=True), init=args.init)
+    test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
+    accuracy = ic.crop_accuracy(ic.IndexClassifier(args.out), test_contexts, test_labels)
+    print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks: {accuracy:.4f} of "
+          f"{len(test_labels)} ground-truth index crops named right; weights in {args.out}")
+    return 0
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from vision.weights import export_onnx
+
+    print(f"wrote {export_onnx(args.weights, args.out, half=args.half)}")
+    if args.int8:
+        import cv2
+
+        from vision.detector import INPUT_WIDTH
+        from vision.weights import quantize_onnx
+
+        frames = [cv2.imread(str(p)) for p in sorted((args.int8 / "images" / "val").glob("*.jpg"))[:16]]
+        if not frames:
+            raise WeightsError(f"no val images in {args.int8 / 'images' / 'val'} to calibrate int8 on")
+        print(f"wrote {quantize_onnx(args.out, args.out.with_suffix('.int8.onnx'), frames, INPUT_WIDTH)}")
+    return 0
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate_command
+
+    print(evaluate_command(args))
+    return 0

@@ -1,0 +1,227 @@
+"""Scoring a detector on the held-out decks' test scenes, the way the app uses it (whole frames).
+
+* mAP50 and mAP50-95 (COCO's 101-point interpolated AP, averaged over the classes in the test set)
+  and AP per class, from detections down to a confidence of :data:`LOW_CONFIDENCE`;
+* at the app's threshold: recall and precision per card, rank and suit accuracy of the indexes
+  found, and the confusion matrix (rows: true card, or background for a false find; columns:
+  predicted card, or background for a miss), drawn with the PR curves as PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+
+LOW_CONFIDENCE = 0.001
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+BACKGROUND = len(CLASS_NAMES)  #: the confusion matrix's extra row and column
+
+
+@dataclass
+class Frame:
+    truth: Detections
+    found: Detections  #: down to LOW_CONFIDENCE
+
+
+@dataclass
+class Report:
+    map50: float
+    map50_95: float
+    ap50: dict[str, float]
+    recall: dict[str, float]
+    precision: dict[str, float]
+    rank_accuracy: float
+    suit_accuracy: float
+    located: float  #: share of true indexes boxed by some find at the app threshold, whatever its card
+    confusion: np.ndarray = field(repr=False)
+    frames: int = 0
+    indexes: int = 0
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) intersection over union of two sets of xyxy boxes."""
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    area = lambda boxes: np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def match(truth: Detections, found: Detections, threshold: float, same_class: bool) -> np.ndarray:
+    """For each found box (most confident first), the index of the true box it finds, or -1.
+
+    Greedy, as COCO does: a true box is taken by the most confident find that overlaps it enough.
+    """
+    matched = np.full(len(found), -1)
+    if not len(truth) or not len(found):
+        return matched
+    overlaps = iou(found.xyxy, truth.xyxy)
+    if same_class:
+        overlaps[found.class_id[:, None] != truth.class_id[None, :]] = 0
+    taken = np.zeros(len(truth), dtype=bool)
+    for i in np.argsort(-found.confidence, kind="stable"):
+        candidates = np.where(~taken & (overlaps[i] >= threshold))[0]
+        if len(candidates):
+            best = candidates[overlaps[i, candidates].argmax()]
+            matched[i], taken[best] = best, True
+    return matched
+
+
+def average_precision(hits: np.ndarray, confidence: np.ndarray, positives: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """COCO's 101-point AP from per-find hits; also the (recall, precision) curve."""
+    if positives == 0:
+        return float("nan"), np.zeros(0), np.zeros(0)
+    if not len(hits):
+        return 0.0, np.zeros(0), np.zeros(0)
+    order = np.argsort(-confidence, kind="stable")
+    true_positives = np.cumsum(hits[order])
+    recall = true_positives / positives
+    precision = true_positives / np.arange(1, len(order) + 1)
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    samples = np.linspace(0, 1, 101)
+    at = np.searchsorted(recall, samples, side="left")
+    interpolated = np.where(at < len(envelope), envelope[np.minimum(at, len(envelope) - 1)], 0.0)
+    return float(interpolated.mean()), recall, precision
+
+
+def class_aps(frames: list[Frame]) -> tuple[np.ndarray, dict]:
+    """(classes, IoU thresholds) AP table and the IoU-0.5 PR curve of each class."""
+    table = np.full((len(CLASS_NAMES), len(IOU_THRESHOLDS)), np.nan)
+    curves = {}
+    positives = np.bincount(np.concatenate([f.truth.class_id for f in frames]), minlength=len(CLASS_NAMES))
+    for t, threshold in enumerate(IOU_THRESHOLDS):
+        hits = np.concatenate([match(f.truth, f.found, threshold, same_class=True) >= 0 for f in frames])
+        classes = np.concatenate([f.found.class_id for f in frames])
+        confidence = np.concatenate([f.found.confidence for f in frames])
+        for c in range(len(CLASS_NAMES)):
+            mine = classes == c
+            table[c, t], recall, precision = average_precision(hits[mine], confidence[mine], positives[c])
+            if t == 0 and positives[c]:
+                curves[CLASS_NAMES[c]] = (recall, precision)
+    return table, curves
+
+
+def at_threshold(frames: list[Frame], conf: float) -> tuple[dict, dict, float, float, np.ndarray]:
+    """Per-card recall and precision, rank and suit accuracy, and the confusion matrix at ``conf``.
+
+    Recall is given for every card in the test scenes, precision for every card the detector named.
+    """
+    confusion = np.zeros((BACKGROUND + 1, BACKGROUND + 1), dtype=np.int64)
+    for frame in frames:
+        found = frame.found[frame.found.confidence >= conf]
+        matched = match(frame.truth, found, 0.5, same_class=False)
+        for i, t in enumerate(matched):
+            confusion[frame.truth.class_id[t] if t >= 0 else BACKGROUND, found.class_id[i]] += 1
+        missed = np.setdiff1d(np.arange(len(frame.truth)), matched[matched >= 0])
+        np.add.at(confusion, (frame.truth.class_id[missed], BACKGROUND), 1)
+    correct = np.diag(confusion)[:BACKGROUND]
+    recall = correct / np.maximum(confusion[:BACKGROUND].sum(axis=1), 1)
+    precision = correct / np.maximum(confusion[:, :BACKGROUND].sum(axis=0), 1)
+    in_truth = confusion[:BACKGROUND].sum(axis=1) > 0  # recall is defined for cards on the table
+    predicted = confusion[:, :BACKGROUND].sum(axis=0) > 0  # precision for cards the detector named
+    per_card = lambda values, which: {CLASS_NAMES[c]: round(float(values[c]), 4) for c in np.where(which)[0]}  # noqa: E731
+    return (per_card(recall, in_truth), per_card(precision, predicted), *_rank_and_suit_accuracy(confusion),
+            confusion)
+
+
+def _rank_and_suit_accuracy(confusion: np.ndarray) -> tuple[float, float]:
+    """Among indexes found (true card and a card predicted), the share with the right rank / suit."""
+    pairs = confusion[:BACKGROUND, :BACKGROUND]
+    total = max(pairs.sum(), 1)
+    rank = lambda code: code[:-1] if code != "JK" else code  # noqa: E731
+    suit = lambda code: code[-1] if code != "JK" else code  # noqa: E731
+    same = lambda key: sum(pairs[i, j] for i in range(BACKGROUND) for j in range(BACKGROUND)  # noqa: E731
+                           if key(CLASS_NAMES[i]) == key(CLASS_NAMES[j]))
+    return same(rank) / total, same(suit) / total
+
+
+def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
+    table, curves = class_aps(frames)
+    recall, precision, rank_accuracy, suit_accuracy, confusion = at_threshold(frames, conf)
+    present = ~np.isnan(table[:, 0])
+    report = Report(
+        map50=float(np.nanmean(table[:, 0])), map50_95=float(np.nanmean(table)),
+        ap50={CLASS_NAMES[c]: round(float(table[c, 0]), 4) for c in np.where(present)[0]},
+        recall=recall, precision=precision, rank_accuracy=rank_accuracy, suit_accuracy=suit_accuracy,
+        located=float(confusion[:BACKGROUND, :BACKGROUND].sum() / max(confusion[:BACKGROUND].sum(), 1)),
+        confusion=confusion, frames=len(frames), indexes=sum(len(f.truth) for f in frames))
+    return report, curves
+
+
+def test_frames(scenes: Path, limit: int | None = None):
+    """(image, ground truth) of the test split: the held-out decks."""
+    paths = sorted((scenes / "images" / "test").glob("*.jpg"))[:limit]
+    if not paths:
+        raise FileNotFoundError(f"no test scenes in {scenes / 'images' / 'test'}: run python -m vision synth first")
+    for path in paths:
+        image = cv2.imread(str(path))
+        lines = (scenes / "labels" / "test" / f"{path.stem}.txt").read_text().splitlines()
+        yield image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+
+
+def confused_pairs(confusion: np.ndarray, top: int = 12) -> list[tuple[str, str, int]]:
+    """The most frequent (true, predicted) card pairs that differ, misses and false finds left out."""
+    pairs = confusion[:BACKGROUND, :BACKGROUND].copy()
+    np.fill_diagonal(pairs, 0)
+    order = np.argsort(-pairs, axis=None)[:top]
+    return [(CLASS_NAMES[i], CLASS_NAMES[j], int(pairs[i, j])) for i, j in zip(*np.unravel_index(order, pairs.shape))
+            if pairs[i, j]]
+
+
+def write_plots(report: Report, curves: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only; no display, no font downloads
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 6))
+    for name, (recall, precision) in curves.items():
+        axes.plot(recall, precision, linewidth=0.6, alpha=0.5)
+    axes.set(xlabel="recall", ylabel="precision", xlim=(0, 1), ylim=(0, 1.02),
+             title=f"PR per card at IoU 0.5 (held-out decks): mAP50 {report.map50:.3f}")
+    figure.savefig(out / "pr_curve.png", dpi=120)
+    plt.close(figure)
+
+    figure, axes = plt.subplots(figsize=(14, 13))
+    shares = report.confusion / np.maximum(report.confusion.sum(axis=1, keepdims=True), 1)
+    axes.imshow(shares, cmap="Blues", vmin=0, vmax=1)
+    labels = [*CLASS_NAMES, "bg"]
+    axes.set_xticks(range(len(labels)), labels, rotation=90, fontsize=6)
+    axes.set_yticks(range(len(labels)), labels, fontsize=6)
+    axes.set(xlabel="predicted", ylabel="true", title="confusion at the app's threshold (rows sum to 1)")
+    figure.savefig(out / "confusion_matrix.png", dpi=120)
+    plt.close(figure)
+
+
+def evaluate_command(args: argparse.Namespace) -> str:
+    """``python -m vision evaluate``: run, write metrics.json and the PNGs, return a summary."""
+    from vision.detector import APP_CONFIDENCE, CardDetector
+    from vision.index_classifier import IndexClassifier
+
+    classifier = IndexClassifier(args.classifier) if args.classifier else None
+    detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier)
+    frames = [Frame(truth, detector.detect(image)) for image, truth in test_frames(args.scenes, args.limit)]
+    report, curves = score(frames, APP_CONFIDENCE)
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_plots(report, curves, args.out)
+    metrics = {key: value for key, value in vars(report).items() if key != "confusion"}
+    metrics["confused_pairs"] = confused_pairs(report.confusion)
+    metrics["app_confidence"] = APP_CONFIDENCE
+    (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    return summary(report)
+
+
+def summary(report: Report) -> str:
+    recalls, precisions = np.array(list(report.recall.values())), np.array(list(report.precision.values()) or [0.0])
+    return (f"{report.frames} frames, {report.indexes} indexes (held-out decks): mAP50 {report.map50:.3f}, "
+            f"mAP50-95 {report.map50_95:.3f}; at the app threshold: {report.located:.3f} of indexes located, per-card recall median {np.median(recalls):.3f} "
+            f"(min {recalls.min():.3f}), precision median {np.median(precisions):.3f} (min {precisions.min():.3f}), "
+            f"rank accuracy {report.rank_accuracy:.3f}, suit accuracy {report.suit_accuracy:.3f}")

@@ -1,0 +1,164 @@
+"""The two-stage design's second stage: a small CNN that names a corner-index crop (53 classes).
+
+A one-class detector finds "a corner index"; this classifier reads which card it is. Crops are tiny
+(32×32), so the classifier trains on hundreds of thousands of augmented crops in CPU minutes.
+
+Crops are cut from the synthetic scenes' ground-truth index boxes: a square window
+:data:`WINDOW` times the box's longer side, centred on the box, resampled to :data:`CROP` pixels.
+Training stores a twice-as-wide context around each window so that augmentation (shifts like a
+detector's, scale, rotation) never runs off the stored pixels.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+
+CROP = 32
+WINDOW = 1.3
+CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
+
+
+class IndexNet(nn.Module):
+    """Three conv blocks and a linear head: 76 k parameters, 10 M multiply-adds per crop."""
+
+    def __init__(self, classes: int = len(CLASS_NAMES)) -> None:
+        super().__init__()
+
+        def block(c_in: int, c_out: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
+                                 nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
+                                 nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(64, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float) -> np.ndarray:
+    """(n, size, size, 3) square crops centred on each box, ``window`` times its longer side wide."""
+    crops = np.empty((len(boxes), size, size, 3), dtype=np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        side = max(x2 - x1, y2 - y1, 1.0) * window
+        zoom = size / side
+        matrix = np.array([[zoom, 0, size / 2 - zoom * (x1 + x2) / 2], [0, zoom, size / 2 - zoom * (y1 + y2) / 2]])
+        crops[i] = cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    return crops
+
+
+def scene_crops(scenes: Path, split: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops (n, CONTEXT, CONTEXT, 3) and class ids of every labelled index in a split."""
+    crops, labels = [], []
+    for image_path in sorted((scenes / "images" / split).glob("*.jpg"))[:limit]:
+        image = cv2.imread(str(image_path))
+        lines = (scenes / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
+        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        crops.append(window_crops(image, truth.xyxy, CONTEXT, 2 * WINDOW))
+        labels.append(truth.class_id)
+    if not crops:
+        raise FileNotFoundError(f"no scenes in {scenes / 'images' / split}: run python -m vision synth first")
+    return np.concatenate(crops), np.concatenate(labels)
+
+
+def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box, recoloured."""
+    centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
+    zoom = 2 * rng.uniform(0.85, 1.2) * CROP / CONTEXT
+    matrix = cv2.getRotationMatrix2D(tuple(centre), rng.uniform(-15, 15), zoom)
+    matrix[:, 2] += CROP / 2 - centre
+    crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure
+    if rng.random() < 0.3:
+        crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.4, 1.2))
+    crop += rng.normal(0, rng.uniform(0, 8), crop.shape)
+    if rng.random() < 0.05:  # now and then no colour at all, so shapes are learnt as well as red/black
+        crop[:] = crop.mean(axis=2, keepdims=True)
+    return np.clip(crop, 0, 255).astype(np.uint8)
+
+
+def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
+    """(n, CROP, CROP, 3) uint8 BGR -> (n, 3, CROP, CROP) float RGB in [0, 1]."""
+    return torch.from_numpy(np.ascontiguousarray(crops_bgr[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
+                     seed: int = 0, log=print, init: Path | None = None) -> dict:
+    """Train for a wall-clock budget (continuing ``init`` if given); saves ``{"state", "crops_seen",
+    "minutes"}`` to ``out``, the counts including those of ``init``."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    model, before = IndexNet(), {"crops_seen": 0, "minutes": 0.0}
+    if init:
+        before = torch.load(init, map_location="cpu", weights_only=True)
+        model.load_state_dict(before["state"])
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    started, seen, step = time.monotonic(), 0, 0
+    model.train()
+    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
+        # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
+        for group in optimiser.param_groups:
+            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * elapsed))
+        pick = rng.integers(0, len(contexts), batch)
+        crops = np.stack([augment(contexts[i], rng) for i in pick])
+        loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        seen, step = seen + batch, step + 1
+        if step % 50 == 0:
+            log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
+    summary = {"state": model.state_dict(), "crops_seen": before["crops_seen"] + seen,
+               "minutes": before["minutes"] + minutes}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(summary, out)
+    return summary
+
+
+class IndexClassifier:
+    """Names the boxes of a one-class detector: class = the crop's best card, confidence = product."""
+
+    def __init__(self, weights: Path) -> None:
+        from vision.weights import WeightsError
+
+        rebuild = f"rebuild it: python -m vision classifier --out {weights} (see models/MODEL_CARD.md)"
+        if not Path(weights).is_file():
+            raise WeightsError(f"{weights}: no such classifier file; {rebuild}")
+        try:
+            state = torch.load(weights, map_location="cpu", weights_only=True)["state"]
+            self.model = IndexNet()
+            self.model.load_state_dict(state)
+        except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
+            raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
+        self.model.eval()
+
+    def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return torch.softmax(self.model(to_tensor(crops_bgr)), dim=1).numpy()
+
+    def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
+        if not len(found):
+            return found
+        probabilities = self.probabilities(window_crops(frame_bgr, found.xyxy, CROP, WINDOW))
+        best = probabilities.argmax(axis=1)
+        return Detections(found.xyxy, found.confidence * probabilities[np.arange(len(best)), best], best)
+
+
+def crop_accuracy(classifier: IndexClassifier, contexts: np.ndarray, labels: np.ndarray) -> float:
+    """Share of ground-truth index crops (the centre window of each context) named right."""
+    centre = contexts[:, CROP // 2: CROP // 2 + CROP, CROP // 2: CROP // 2 + CROP]
+    predicted = np.concatenate([classifier.probabilities(centre[i:i + 1024]).argmax(axis=1)
+                                for i in range(0, len(centre), 1024)])
+    return float((predicted == labels).mean())

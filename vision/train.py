@@ -1,0 +1,125 @@
+"""Training the card detector with ultralytics, offline, on a CPU, resumable across sessions.
+
+The recipe (see ``models/MODEL_CARD.md`` for the measurements behind it): a YOLOv8 nano built from
+its yaml (no pretrained weights can be fetched here), trained on 640×640 tiles cut from the 1280×720
+synthetic scenes so that corner indexes keep their size. Augmentation is where the synthetic-to-real
+gap is fought; the scenes already carry photographic effects (blur, noise, glare, JPEG, white
+balance, occluders), and training adds colour, scale, rotation, shear and perspective on top.
+
+Every epoch writes ``<run>/weights/last.pt``; ``resume`` continues from it, in a later session too.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+RUNS_DIR = Path("runs/detector")
+
+#: Augmentation on top of the synthetic scenes' own photographic effects. Never flip: a mirrored
+#: index is not a card. Scale stays moderate: indexes are already near the smallest size a detector
+#: reads, so halving them teaches nothing the camera will show.
+AUGMENTATION = dict(
+    hsv_h=0.02, hsv_s=0.6, hsv_v=0.45,
+    degrees=12.0, translate=0.1, scale=0.35, shear=3.0, perspective=0.0005,
+    fliplr=0.0, flipud=0.0, mosaic=1.0, mixup=0.0, close_mosaic=2,
+)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    data: Path  #: data.yaml of a tiled dataset (``python -m vision tiles``)
+    model: str = "yolov8n.yaml"  #: architecture yaml (from scratch) or a .pt to fine-tune
+    imgsz: int = 640
+    epochs: int = 30
+    batch: int = 16
+    name: str = "cards"
+    single_class: bool = False  #: one "corner index" class, for the two-stage design
+    threads: int = 2
+    device: str = "cpu"  #: "cpu", or a CUDA device number ("0") on a GPU machine
+    hours: float | None = None  #: a wall-clock budget instead of epochs (ultralytics' ``time``)
+
+
+class TrainingError(Exception):
+    """Training cannot start: said in one line with what to do."""
+
+
+def last_checkpoint(name: str) -> Path:
+    return RUNS_DIR / name / "weights" / "last.pt"
+
+
+def train(recipe: Recipe, resume: bool = False) -> Path:
+    """Train (or resume) in this process; returns the run folder."""
+    os.environ["YOLO_OFFLINE"] = "1"
+    torch.set_num_threads(recipe.threads)
+    from ultralytics import YOLO
+
+    last = last_checkpoint(recipe.name)
+    if resume:
+        if not last.exists():
+            raise TrainingError(f"nothing to resume: {last} does not exist (train without --resume first)")
+        _extend_epochs(last, recipe.epochs)
+        YOLO(str(last)).train(resume=True, workers=recipe.threads, device=recipe.device)
+    else:
+        if not recipe.data.exists():
+            raise TrainingError(f"{recipe.data} does not exist: run python -m vision tiles first")
+        if last.exists():
+            raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
+        YOLO(recipe.model).train(
+            data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
+            device=recipe.device, time=recipe.hours, workers=recipe.threads, pretrained=False, plots=False,
+            amp=False,  # ultralytics' AMP check downloads a model first, which fails offline
+            project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
+            single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
+            **AUGMENTATION,
+        )
+    return RUNS_DIR / recipe.name
+
+
+def _extend_epochs(last: Path, epochs: int) -> None:
+    """A resumed run trains to ``epochs`` if that is more than it was started with.
+
+    ultralytics reads the epoch count from the checkpoint and ignores a new one on resume, so the
+    checkpoint's own training arguments are rewritten (its weights are left as they are).
+    """
+    checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+    if checkpoint.get("epoch", -1) < 0:
+        raise TrainingError(f"{last} finished its epochs; fine-tune it instead: --model {last} --name <new>")
+    if epochs > checkpoint["train_args"]["epochs"]:
+        checkpoint["train_args"]["epochs"] = epochs
+        torch.save(checkpoint, last)
+
+
+def start_background(argv: list[str], name: str) -> tuple[int, Path]:
+    """Run ``python -m vision train argv`` detached from this terminal; returns (pid, log path).
+
+    The process gets its own session, so closing the terminal or ending this command leaves it
+    training; its output goes to ``runs/detector/<name>.log``.
+    """
+    RUNS_DIR.mkdir(parents=True, exist_ok=True)
+    log = RUNS_DIR / f"{name}.log"
+    with open(log, "ab") as out:
+        process = subprocess.Popen([sys.executable, "-m", "vision", "train", *argv], stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                   env={**os.environ, "YOLO_OFFLINE": "1"})
+    return process.pid, log
+
+
+def status(name: str) -> str:
+    """One line on a run: last finished epoch, its losses and validation mAP (from ``results.csv``)."""
+    results = RUNS_DIR / name / "results.csv"
+    if not results.exists():
+        return f"{name}: no finished epoch yet (log: {RUNS_DIR / f'{name}.log'})"
+    header, *rows = [line.split(",") for line in results.read_text().splitlines() if line.strip()]
+    if not rows:
+        return f"{name}: no finished epoch yet"
+    row = dict(zip((h.strip() for h in header), (v.strip() for v in rows[-1])))
+    pick = lambda key: float(row.get(key, "nan"))  # noqa: E731
+    return (f"{name}: epoch {int(float(row['epoch']))}, {pick('time') / 3600:.2f} h, box loss {pick('train/box_loss'):.3f}, "
+            f"cls loss {pick('train/cls_loss'):.3f}, val mAP50 {pick('metrics/mAP50(B)'):.3f}, "
+            f"mAP50-95 {pick('metrics/mAP50-95(B)'):.3f}")

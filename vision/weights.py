@@ -1,0 +1,150 @@
+"""The detector's weight files: where the shipped ones live, loading them with a clear error, export.
+
+``models/cards.pt`` is the ultralytics checkpoint (the reference backend and the source of every
+export); ``models/cards.onnx`` is what the app runs through ONNX Runtime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+
+_REBUILD = ("rebuild it: python -m vision train (see models/MODEL_CARD.md for the recipe), "
+            "then python -m vision export --weights runs/detector/<run>/weights/best.pt --out {path}")
+
+
+class WeightsError(Exception):
+    """A weights file is missing or unreadable; the message says how to get or rebuild it."""
+
+
+def weights_error(path: Path, problem: str) -> WeightsError:
+    hint = f"rebuild it with python -m vision export --weights {path.with_suffix('.pt')} --out {path}" \
+        if path.suffix == ".onnx" and path.with_suffix(".pt").exists() else _REBUILD.format(path=path)
+    return WeightsError(f"{path}: {problem}; {hint}")
+
+
+def check_exists(path: Path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise weights_error(path, "no such weights file")
+    return path
+
+
+def load_onnx_session(path: Path, threads: int | None = None):
+    """An ONNX Runtime session on the CPU, or :class:`WeightsError` if the file is not a model."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or os.cpu_count() or 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(str(check_exists(path)), options, providers=["CPUExecutionProvider"])
+    except WeightsError:
+        raise
+    except Exception as error:  # onnxruntime raises its own exception types for bad files
+        raise weights_error(path, f"not a readable ONNX model ({type(error).__name__})") from None
+
+
+def load_torch_model(path: Path):
+    """The ultralytics model (``torch.nn.Module``, eval mode, fp32) of a ``.pt`` checkpoint."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+
+    try:
+        yolo = YOLO(str(check_exists(path)))
+    except WeightsError:
+        raise
+    except Exception as error:  # torch.load / ultralytics raise many types for damaged files
+        raise weights_error(path, f"not a readable ultralytics checkpoint ({type(error).__name__})") from None
+    return yolo.model.fuse(verbose=False).float().eval(), yolo.names
+
+
+def export_onnx(weights: Path, out: Path, half: bool = False) -> Path:
+    """Export an ultralytics checkpoint to ONNX with dynamic input size (frames of any shape), and
+    put the checkpoint itself, without its optimiser state, beside it (``<out>.pt``: the reference).
+
+    ``half`` stores fp16 weights: half the file; ONNX Runtime folds the casts back to fp32 when it
+    loads the model, so it runs as fast as the fp32 file.
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    load_torch_model(weights)  # fails with the rebuild message first
+    from ultralytics import YOLO
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shipped = out.with_suffix(".pt")
+    if weights.resolve() != shipped.resolve():
+        _ship_checkpoint(weights, shipped)
+    exported = Path(YOLO(str(shipped)).export(format="onnx", dynamic=True, simplify=False, device="cpu",
+                                              imgsz=640, verbose=False))
+    if half:
+        _to_fp16(exported)
+    if exported.resolve() != out.resolve():
+        shutil.move(exported, out)
+    return out
+
+
+def _ship_checkpoint(weights: Path, target: Path) -> None:
+    """The weights (EMA, fp16) of a training checkpoint, without the optimiser: a third of the file."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    if not strip_optimizer(weights, str(target)):
+        raise weights_error(weights, "not an ultralytics training checkpoint")
+
+
+def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_width: int) -> Path:
+    """An int8 copy of an exported model (weights per channel, activations calibrated on frames).
+
+    About twice as fast on a CPU with int8 dot-product instructions; evaluate it before shipping it,
+    since small indexes are what quantization error hurts first.
+    """
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    from vision.detector import preprocess
+
+    class Frames(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.inputs = iter({"images": preprocess(frame, input_width)[0]} for frame in calibration)
+
+        def get_next(self):
+            return next(self.inputs, None)
+
+    model, out = check_exists(model).resolve(), out.resolve()
+    # The quantizer leaves a large scratch file in the working directory: give it a temporary one.
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+        prepared = Path(scratch) / "prepared.onnx"
+        # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
+        quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
+        # Convolutions only: the head concatenates box pixels (0-1280) with class scores (0-1), and one
+        # int8 scale for both would round every score to zero.
+        quantize_static(str(prepared), str(out), Frames(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        op_types_to_quantize=["Conv"],
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    return out
+
+
+def _to_fp16(path: Path) -> None:
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    # Stored as fp16, computed as fp32: a Cast after each initializer keeps the graph's types.
+    cast_nodes = []
+    for tensor in model.graph.initializer:
+        if tensor.data_type != onnx.TensorProto.FLOAT:
+            continue
+        half = numpy_helper.from_array(numpy_helper.to_array(tensor).astype("float16"), tensor.name + "_fp16")
+        tensor.CopyFrom(half)
+        original = tensor.name[: -len("_fp16")]
+        cast_nodes.append(onnx.helper.make_node("Cast", [tensor.name], [original], to=onnx.TensorProto.FLOAT))
+    nodes = cast_nodes + list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    onnx.save(model, str(path))

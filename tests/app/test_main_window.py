@@ -1,3 +1,4 @@
+import json
 import cv2
 import numpy as np
 from PySide6.QtCore import Qt
@@ -121,3 +122,16 @@ def test_a_video_file_plays_off_the_gui_thread(qtbot, store, tmp_path):
     qtbot.waitUntil(lambda: w.video.frames_shown >= 5, timeout=5000)
     w.close()  # stops the worker and releases the file
     assert w.feed._worker is None
+
+
+def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
+    from companion.app.reader import MODEL_METRICS, load_card_reader
+
+    reader, status = load_card_reader()
+    if reader is None:
+        assert status.startswith("Card reader not available yet")
+        return
+    measured = json.loads(MODEL_METRICS.read_text())["located"]
+    assert (f"finds {measured:.0%}" in status) and (("still in training" in status) == (measured < 0.95))
+    unmeasured = load_card_reader(tmp_path / "missing.json")[1]
+    assert "not measured" in unmeasured

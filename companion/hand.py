@@ -247,8 +247,8 @@ class HandState:
         problems: list[Violation] = []
         if team.opened:
             problems.append(_v("opening.twice", "This team has already opened this hand.", "seed 000 §Your team's first meld"))
-        for meld in melds:
-            problems += self._new_meld_problems(e.team, meld, opening=True, others=melds)
+        for i, meld in enumerate(melds):
+            problems += self._new_meld_problems(e.team, meld, opening=True, others=melds, laid_with=melds[:i])
         problems += self._opening_problems(e.team, melds, e.pack_top)
         if self.first_to_open is None:
             self.first_to_open = e.team
@@ -425,12 +425,14 @@ class HandState:
         return []
 
     # -------------------------------------------------------------------------------- helpers
-    def _new_meld_problems(self, team: str, meld: Meld, *, opening: bool, others: list[Meld]) -> list[Violation]:
+    def _new_meld_problems(self, team: str, meld: Meld, *, opening: bool, others: list[Meld],
+                           laid_with: list[Meld] = ()) -> list[Violation]:
+        """``laid_with``: melds laid in the same move before this one (an opening lays several)."""
         problems = list(self.variant.meld_problems(meld, self.rules))
         if meld.rank in self.dead_ranks and not meld.is_wild_meld:
             problems.append(self._dead(meld.rank))
-        existing = [m for m in self.teams[team].melds if m.rank == meld.rank and not m.is_canasta and not meld.is_wild_meld]
-        if existing:
+        same_rank = [m for m in (*self.teams[team].melds, *laid_with) if m.rank == meld.rank and not m.is_canasta]
+        if meld.rank is not None and same_rank:
             problems.append(_v(
                 "meld.second_of_rank",
                 f"Your team already has a meld of {RANK_NAMES[meld.rank]}; add to it instead.",

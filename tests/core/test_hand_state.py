@@ -247,3 +247,15 @@ def test_one_more_turn_for_a_special_hand_after_opening_is_a_table_rule(cards):
     state = HandState(rules=TableRules(special_hand_after_partner_opens=True))
     opened(state, cards, text="AH AS AD, 10H 10S 10D JK, 6H 6S 6D")
     assert state.apply(SpecialHandLaid("A", garbage)) == ()
+
+
+def test_a_team_melds_each_rank_once_also_within_its_opening(cards):
+    violations = HandState().apply(Opened("A", (cards("KH KS KD"), cards("KC KH KS"), cards("AH AS AD AC"))))
+    assert "meld.second_of_rank" in rules_of(violations)
+
+
+def test_a_meld_of_mixed_ranks_beside_a_wild_meld_is_reported_not_a_crash(cards):
+    state = HandState()
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    state.apply(MeldStarted("A", cards("2C 2D JK")))
+    assert "meld.mixed_ranks" in rules_of(state.apply(MeldStarted("A", cards("5H 6S 7D"))))

@@ -1,12 +1,14 @@
 """``python -m companion.app.screenshots docs/``: pictures of the main window, the end-of-hand dialog
 and the score sheet for the README, from an example game in a temporary database.
 
-The hand in progress is entered as table events (what the card reader will report); the video area
-shows what players see today while the demo video and the reader are still missing.
+The main window shows the bundled demo hand part-way through, its side panel driven by the demo's
+recorded table events (``datasets/demo/events.json``: what the card reader reports once it is
+trained), so the picture and the panel tell the same story.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -16,7 +18,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from companion import CardsAdded, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn, parse_cards  # noqa: E402
 
 from .draft import HandDraft  # noqa: E402
 from .end_of_hand import EndOfHandDialog  # noqa: E402
@@ -30,15 +31,29 @@ EARLIER_HANDS = [
     {"went_out": "B", "teams": {"A": {"melds": [["9H", "9S", "9D", "JK"]], "hands": [["4D"], ["KC", "KC"]]},
                                 "B": {"melds": [["JH", "JS", "JD", "JC", "JH", "JS", "JD"], ["10H", "10S", "10D", "10C", "10H", "10S", "2C"]], "hands": [[], []]}}},
 ]
-TABLE_EVENTS = [  # the hand in progress, as the reader would report it
-    Opened("A", (parse_cards("AH AS AD"), parse_cards("KH KS KD KC 2H JK")), stock_left=70),
-    ThreesLaidOut("A", parse_cards("3D")),
-    Opened("B", (parse_cards("QH QS QD QC QH QS QD"), parse_cards("AC AH AS")), stock_left=60),
-    MeldStarted("B", parse_cards("7H 7S 7D")),
-    TurnCardDrawn(),
-    CardsAdded("A", 1, parse_cards("KH")),
-    MeldStarted("B", parse_cards("6H 6S 2C")),  # a wild card on a meld of two naturals: shown as not allowed
-]
+#: The demo's events shown in the main window: up to its second canasta, before anyone goes out.
+DEMO_EVENTS_SHOWN = 14
+
+
+def play_demo_until(window, events_shown: int) -> None:
+    """Apply the demo hand's first events to the window and show the video frame that follows them."""
+    import cv2
+    from vision.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
+
+    from .main_window import DEMO_VIDEO
+    from .video import to_qimage
+
+    events = json.loads((DEMO_VIDEO.parent / "events.json").read_text())["events"][:events_shown]
+    for event in events:
+        hand_event = as_hand_event(event)
+        if hand_event is not None:
+            window.apply_event(hand_event)
+    video = cv2.VideoCapture(str(DEMO_VIDEO))
+    video.set(cv2.CAP_PROP_POS_FRAMES, events[-1]["frame"] + STILLS_PER_EVENT * FRAMES_PER_STILL - 1)
+    ok, frame = video.read()
+    video.release()
+    if ok:
+        window.video.show_frame(to_qimage(frame))
 
 
 def take(out: Path) -> list[Path]:
@@ -47,13 +62,12 @@ def take(out: Path) -> list[Path]:
     store = Store(Path(tempfile.mkdtemp()) / "example.sqlite3")
     AppSettings(team_names={"A": "Ann & Bob", "B": "Carol & Dev"}).save(store)
     window = MainWindow(store, start_video=False)
-    window.start_source("demo")
     for hand in EARLIER_HANDS:
         window.sheet_view.add_hand(hand)
-    for event in TABLE_EVENTS:
-        window.apply_event(event)
     window.resize(1360, 860)
     window.show()
+    QApplication.processEvents()  # lay the window out so the frame is scaled to the video area
+    play_demo_until(window, DEMO_EVENTS_SHOWN)
     shots = [out / "main-window.png", out / "end-of-hand.png", out / "score-sheet.png"]
     QApplication.processEvents()
     window.grab().save(str(shots[0]))

@@ -41,9 +41,15 @@ def team_lines(state: HandState, team: str) -> dict[str, list[str]]:
         "opening": [opening_line(state, team)],
         "melds": meld_lines(state, team),
         "threes": [threes],
-        "canastas": [f"{seen.canastas} of the {CANASTAS_TO_GO_OUT} needed to go out"],
+        "canastas": [_canasta_count(seen.canastas)],
         "going out": blockers or ["may go out"],
     }
+
+
+def _canasta_count(canastas: int) -> str:
+    if canastas >= CANASTAS_TO_GO_OUT:
+        return f"{canastas} (the {CANASTAS_TO_GO_OUT} needed to go out are made)"
+    return f"{canastas} of the {CANASTAS_TO_GO_OUT} needed to go out"
 
 
 def dead_ranks_line(state: HandState) -> str:

@@ -6,7 +6,10 @@ synthetic scenes so that corner indexes keep their size. Augmentation is where t
 gap is fought; the scenes already carry photographic effects (blur, noise, glare, JPEG, white
 balance, occluders), and training adds colour, scale, rotation, shear and perspective on top.
 
-Every epoch writes ``<run>/weights/last.pt``; ``resume`` continues from it, in a later session too.
+Every epoch writes ``<run>/weights/last.pt``; ``resume`` continues from it (optimiser state and
+epoch count included) for as long as the machine keeps ``runs/``. ``runs/`` is not committed, so a
+fresh checkout in a later session continues from the shipped weights instead: ``--model
+models/cards.pt --name <new>`` fine-tunes them (``scripts/gpu_train.sh`` does the same).
 """
 
 from __future__ import annotations
@@ -62,7 +65,10 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
     last = last_checkpoint(recipe.name)
     if resume:
         if not last.exists():
-            raise TrainingError(f"nothing to resume: {last} does not exist (train without --resume first)")
+            raise TrainingError(
+                f"nothing to resume: {last} does not exist (runs/ stays on the machine that trained); "
+                "continue from the shipped weights with --model models/cards.pt --name <new>"
+            )
         _extend_epochs(last, recipe.epochs)
         YOLO(str(last)).train(resume=True, workers=recipe.threads, device=recipe.device)
     else:

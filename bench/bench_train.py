@@ -34,7 +34,7 @@ def main() -> None:
     from ultralytics import YOLO
 
     total = len(list((args.data.parent / "images" / "train").glob("*.jpg")))
-    print(f"| model | tile | batch | tiles/s |\n|---|---|---|---|")
+    print("| model | tile | batch | tiles/s |\n|---|---|---|---|")
     for model, imgsz, batch in CONFIGS:
         with tempfile.TemporaryDirectory() as project:
             yolo, times = YOLO(model), {}

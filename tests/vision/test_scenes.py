@@ -3,7 +3,6 @@ repeat, every class in a 2,000-image set, and scores that agree with the game co
 
 from collections import Counter
 
-import cv2
 import numpy as np
 import pytest
 
@@ -14,7 +13,7 @@ from vision.classes import CLASS_NAMES, class_id
 from vision.labels import MIN_VISIBLE_FRACTION
 from vision.render import render_scene
 from vision.scene import Group, PlacedCard, random_style
-from vision.synth import Scene, SceneCard, _face_for, build_scene
+from vision.synth import Scene, _face_for, build_scene
 from vision.labels import id_map, index_views
 from vision.table_state import TableState, TeamTable
 

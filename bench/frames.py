@@ -2,9 +2,8 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/frames.py [VIDEO] [--seconds 10]
 
-Plays the bundled demo (``datasets/demo/``) or, while it has not landed, a generated 1280×720,
-30 fps table-green clip. Readings per second need the card reader (issue 5); until it exists the
-script says so instead of making a number up.
+Plays the bundled demo (``datasets/demo/``), or a video given on the command line, while the card
+reader reads the newest frame on its own thread; prints frames shown and readings made per second.
 """
 
 from __future__ import annotations
@@ -54,12 +53,17 @@ def main() -> int:
     while time.monotonic() - started < args.seconds:
         app.processEvents()
         time.sleep(0.002)
-    shown = window.video.frames_shown / (time.monotonic() - started)
+    elapsed = time.monotonic() - started
+    shown = window.video.frames_shown / elapsed
+    read = window.readings_taken / elapsed
     window.close()
     print(f"video: {video}")
     print(f"frames shown per second: {shown:.1f} (target ≥ 25)")
-    print("readings per second: not measured: " + (window.statusBar().currentMessage() or "no card reader"))
-    return 0 if shown >= 25 else 1
+    if window.live is None:
+        print("readings per second: not measured: " + (window.statusBar().currentMessage() or "no card reader"))
+        return 0 if shown >= 25 else 1
+    print(f"readings per second: {read:.1f} (target ≥ 5; the shipped detector and reader, off the GUI thread)")
+    return 0 if shown >= 25 and read >= 5 else 1
 
 
 if __name__ == "__main__":

@@ -131,13 +131,14 @@ def _likely_canasta(pile: CanastaPile, used: Counter) -> list[str]:
     taking suits the pack still has (so the hand stays within two decks)."""
     top = pile.top.code
     if pile.kind == "wild":
-        return [top] + _take(used, "2", CANASTA_SIZE - 1)
+        return [top] + spare_cards(used, "2", CANASTA_SIZE - 1)
     naturals = CANASTA_SIZE - (1 if pile.kind == "mixed" else 0)
-    rest = _take(used, pile.rank, naturals - 1)
-    return [top] + rest + (_take(used, "2", 1) if pile.kind == "mixed" else [])
+    rest = spare_cards(used, pile.rank, naturals - 1)
+    return [top] + rest + (spare_cards(used, "2", 1) if pile.kind == "mixed" else [])
 
 
-def _take(used: Counter, rank: str, count: int) -> list[str]:
+def spare_cards(used: Counter, rank: str, count: int) -> list[str]:
+    """``count`` cards of ``rank`` in the suits the pack still has after ``used`` (which they join)."""
     codes = []
     while len(codes) < count:
         spare = [f"{rank}{suit}" for suit in SUITS if used[f"{rank}{suit}"] < COPIES_PER_CARD]

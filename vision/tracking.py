@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
-from companion.cards import Card
+from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
     CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
 )
 from companion.violations import Violation
-from vision.reading import CANASTA_SIZE, TEAMS, TableReading
+from vision.reading import CANASTA_SIZE, TEAMS, TableReading, spare_cards
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ class TableTracker:
     steady: dict[tuple, object] = field(default_factory=dict)
     events: list[TableEvent] = field(default_factory=list)
     pile_contents: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    #: the cards of squared canastas the camera never saw, as guessed (see :func:`settle_guesses`)
+    guessed: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     hands_spread: bool = False
     _recent: dict[tuple, deque] = field(default_factory=dict)
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
@@ -175,7 +177,7 @@ class TableTracker:
     def _opening(self, team: str, changed: dict) -> list[TableEvent]:
         """A team's first melds, laid in one turn: one opening (a canasta among them may already be
         squared: only its top card shows, the rest are taken to be like it)."""
-        laid = {key[2]: value if key[1] == "meld" else (value,) * CANASTA_SIZE
+        laid = {key[2]: value if key[1] == "meld" else self._unseen(value, CANASTA_SIZE, team=team, rank=key[2])
                 for key, value in changed.items() if key[0] == team and key[1] in ("meld", "pile") and value}
         if not laid:
             return []
@@ -210,9 +212,26 @@ class TableTracker:
         missing = max(0, CANASTA_SIZE - len(meld))
         events = []
         if missing:
-            events += self._meld(team, rank, meld, meld + (top,) * missing)
+            events += self._meld(team, rank, meld, meld + self._unseen(top, missing, meld, team=team, rank=rank))
         self._close(team, rank)
         return events
+
+    def _unseen(self, top: str, count: int, seen: tuple[str, ...] = (), *, team: str, rank: str) -> tuple[str, ...]:
+        """``count`` cards of a canasta squared before the camera saw them: its top card, then cards
+        of its rank in suits the pack still has (a black top card on a natural rank means a mixed
+        canasta, so one of them is a 2). The players correct the suits at the end if they matter."""
+        if count <= 0:
+            return ()
+        used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
+        used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
+        used.update(seen)
+        used[top] += 1
+        card = Card.parse(top)
+        mixed = not card.is_wild and not card.is_red and count >= 2 and not any(Card.parse(c).is_wild for c in seen)
+        rest = (*spare_cards(used, "2" if card.is_wild else card.rank, count - 1 - mixed),
+                *(spare_cards(used, "2", 1) if mixed else ()))
+        self.guessed[(team, rank)] = self.guessed.get((team, rank), ()) + rest
+        return (top, *rest)
 
     def _close(self, team: str, rank: str) -> None:
         number = self._meld_numbers[team].get(rank)
@@ -225,3 +244,22 @@ class TableTracker:
         if table_event is None:
             return None
         return replace(table_event, violations=tuple(violations))
+
+
+def settle_guesses(teams: dict[str, dict], guessed: dict[tuple[str, str], tuple[str, ...]]) -> None:
+    """Give guessed canasta cards other suits where the whole hand (cards left in hands included,
+    which the camera sees only at the end) would otherwise hold a card more often than the pack.
+
+    ``teams`` is a hand file's ``teams`` (melds, threes, hands per team), changed in place.
+    """
+    counts = Counter(code for side in teams.values()
+                     for cards in (*side.get("melds", []), side.get("threes", []), *side.get("hands", []))
+                     for code in cards)
+    for (team, rank), codes in guessed.items():
+        meld = next((m for m in teams[team]["melds"] if meld_key(m) == rank), None)
+        for code in codes:
+            limit = JOKERS_IN_PACK if code == JOKER else COPIES_PER_CARD
+            if meld is None or counts[code] <= limit or code not in meld:
+                continue
+            counts[code] -= 1
+            meld[meld.index(code)] = spare_cards(counts, Card.parse(code).rank, 1)[0]

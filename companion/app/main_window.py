@@ -6,19 +6,20 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPixmap
+from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QFileDialog, QGroupBox, QLabel, QListWidget, QListWidgetItem,
     QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
-from companion import TEAMS, HandState, TurnCardDrawn
+from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
 from companion.hand import Event
 
 from .cameras import list_cameras
 from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .game import Game
+from .live import LiveReading
 from .reader import load_card_reader
 from .settings import AppSettings
 from .settings_dialog import SettingsDialog
@@ -27,6 +28,8 @@ from .store import Store
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .words import as_title
+
+from vision.tracking import TableTracker, settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
@@ -107,6 +110,14 @@ class MainWindow(QMainWindow):
         self._build_menu()
         self.reader, reader_message = load_card_reader()
         self.statusBar().showMessage(reader_message)
+        self._follow_new_hand()
+        self.readings_taken = 0
+        self.live: LiveReading | None = None
+        if self.reader is not None:
+            self.live = LiveReading(self.reader, self)
+            self.live.reading.connect(self.on_reading)
+            self.live.failed.connect(lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}"))
+            self.feed.frame_sink = self.live.offer
         self.refresh_table()
         if start_video:
             self.start_source(self.source.currentData())
@@ -197,8 +208,15 @@ class MainWindow(QMainWindow):
     def _hand_changed(self, _index: int | None = None) -> None:
         """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
         self.state = self._new_hand_state()
+        self._follow_new_hand()
         self.broken_rule.clear()
         self.refresh_table()
+
+    def _follow_new_hand(self) -> None:
+        """The video's readings drive this hand's state from now on."""
+        self.tracker = TableTracker(state=self.state)
+        self.last_reading = None
+        self.last_frame_read = -1
 
     def new_game(self) -> None:
         self.set_game(self._start_game())
@@ -242,11 +260,23 @@ class MainWindow(QMainWindow):
         """The one-key fallback when the camera can't see the stock."""
         self.apply_event(TurnCardDrawn())
 
+    def end_of_hand_draft(self) -> HandDraft:
+        """What was read, for the players to check: the hand state's melds and threes, and the cards
+        left in each partner's hand from the latest reading."""
+        draft = HandDraft.from_state(self.state)
+        if self.last_reading is not None:
+            for team in TEAMS:
+                hands = [[card.code for card in hand] for hand in self.last_reading.teams[team].hands]
+                if hands:
+                    draft.teams[team]["hands"] = (hands + [[], []])[:max(2, len(hands))]
+        settle_guesses(draft.teams, self.tracker.guessed)
+        return draft
+
     def score_hand(self) -> None:
         """Freeze the picture, let the players check what was read, and add the hand to the sheet."""
         self.frozen = True
         try:
-            dialog = EndOfHandDialog(self.game, HandDraft.from_state(self.state), len(self.game.hands), self)
+            dialog = EndOfHandDialog(self.game, self.end_of_hand_draft(), len(self.game.hands), self)
             if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(dialog.hand()):
                 self.tabs.setCurrentWidget(self.sheet_view)
         finally:
@@ -275,7 +305,42 @@ class MainWindow(QMainWindow):
 
     def _on_frame(self, image: QImage) -> None:
         if not self.frozen:
-            self.video.show_frame(image)
+            self.video.show_frame(self._with_reading(image) if self.last_reading is not None else image)
+
+    def on_reading(self, frame_number: int, reading) -> None:
+        """A reading of the table arrived from the reading thread: follow the hand with it."""
+        if frame_number < self.last_frame_read:
+            self._hand_changed()  # the video started over: the demo plays its hand again
+        self.last_frame_read = frame_number
+        self.last_reading = reading
+        self.readings_taken += 1
+        events = self.tracker.update(reading)
+        broken = [v for event in events for v in event.violations]
+        if broken:
+            self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in broken))
+        if events:
+            self.refresh_table()
+
+    def _with_reading(self, image: QImage) -> QImage:
+        """The frame with what was read drawn on it: each card's code, and each meld outlined in
+        green, or red when its cards are no legal meld (seed sections in the side panel)."""
+        image = image.copy()
+        painter = QPainter(image)
+        for card in self.last_reading.cards():
+            x0, y0, x1, y1 = card.box
+            painter.setPen(QPen(QColor("#ffb300") if card.confidence < 0.5 else QColor("#00e676"), 2))
+            painter.drawRect(int(x0), int(y0), int(x1 - x0), int(y1 - y0))
+            painter.drawText(int(x0), int(y0) - 3, card.code)
+        for side in self.last_reading.teams.values():
+            for meld in side.melds:
+                legal = not self.state.variant.meld_problems(Meld(parse_cards(meld.codes)), self.state.rules)
+                boxes = [card.box for card in meld.cards]
+                x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+                x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+                painter.setPen(QPen(QColor("#00c853") if legal else QColor("#d50000"), 3))
+                painter.drawRect(int(x0) - 4, int(y0) - 4, int(x1 - x0) + 8, int(y1 - y0) + 8)
+        painter.end()
+        return image
 
     def _on_video_failed(self, message: str) -> None:
         self.video.show_message(f"No picture: {message}.\nChoose another camera or video above.")
@@ -283,6 +348,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.feed.stop()  # release the camera and the decoding thread
+        if self.live is not None:
+            self.live.stop()
         super().closeEvent(event)
 
 

@@ -21,9 +21,11 @@ class FrameWorker(QObject):
     frame = Signal(QImage)
     failed = Signal(str)
 
-    def __init__(self, source: str, loop: bool):
+    def __init__(self, source: str, loop: bool, sink=None):
         super().__init__()
         self.source, self.loop = source, loop
+        #: called in this thread with (frame number, BGR frame): the card reader's mailbox
+        self.sink = sink
         self._running = True
 
     @Slot()
@@ -34,17 +36,25 @@ class FrameWorker(QObject):
             return
         # A file plays at its own pace; a camera delivers frames as fast as it films them.
         delay = 1.0 / (capture.get(cv2.CAP_PROP_FPS) or 30.0)
+        number = 0
+        due = time.monotonic()
         try:
             while self._running:
-                started = time.monotonic()
                 ok, frame = capture.read()
                 if not ok:
                     if self.loop and capture.set(cv2.CAP_PROP_POS_FRAMES, 0):
+                        number = 0  # the demo starts its hand again
                         continue
                     self.failed.emit(f"{self.source} stopped sending pictures")
                     return
+                if self.sink is not None:
+                    self.sink(number, frame)
+                number += 1
                 self.frame.emit(to_qimage(frame))
-                time.sleep(max(0.0, delay - (time.monotonic() - started)))
+                # Keep to the file's clock: a frame that took longer is made up on the next ones,
+                # unless the worker fell a whole frame behind (then it carries on from now).
+                due = max(due + delay, time.monotonic() - delay)
+                time.sleep(max(0.0, due - time.monotonic()))
         finally:
             capture.release()
 
@@ -62,11 +72,13 @@ class VideoFeed(QObject):
         super().__init__(parent)
         self._thread: QThread | None = None
         self._worker: FrameWorker | None = None
+        #: given every frame as (number, BGR array) in the decoding thread, when set
+        self.frame_sink = None
 
     def start(self, source: str, loop: bool = False) -> None:
         self.stop()
         self._thread = QThread()
-        self._worker = FrameWorker(source, loop)
+        self._worker = FrameWorker(source, loop, self.frame_sink)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.frame.connect(self.frame)

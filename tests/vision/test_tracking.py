@@ -50,3 +50,13 @@ def test_simulated_hand_video_events_dead_ranks_and_turn_card():
     assert result.events_match, list(zip(result.truth_events, result.read_events))
     assert result.dead_ranks[0] == result.dead_ranks[1]
     assert result.turn_card_drawn == (True, True)
+
+
+def test_guessed_canasta_suits_give_way_to_cards_seen_later():
+    from vision.tracking import settle_guesses
+
+    teams = {"A": {"melds": [["9C", "9C", "9D", "9D", "9H", "9H", "9S"]], "threes": [], "hands": [["9C"], []]},
+             "B": {"melds": [], "threes": [], "hands": []}}
+    settle_guesses(teams, {("A", "9"): ("9C", "9D")})  # a 9C was guessed; the spread hand shows one
+    assert sorted(teams["A"]["melds"][0]) == ["9C", "9D", "9D", "9H", "9H", "9S", "9S"]
+    assert teams["A"]["hands"] == [["9C"], []]

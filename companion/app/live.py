@@ -1,0 +1,94 @@
+"""Reading the table while the video plays, off the GUI thread.
+
+The frame thread hands every decoded frame to :meth:`LiveReading.offer`; a reading thread reads the
+newest one and emits the :class:`~vision.reading.TableReading`. Frames that arrive while a reading
+is under way replace each other, so a slow reader (a detector takes tens of milliseconds a frame)
+reads as often as it can and never falls behind the picture.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+
+#: Readings a second at most: the table changes at the pace of play, and the picture (25 frames a
+#: second on two cores) needs the rest of the machine.
+MAX_READINGS_PER_SECOND = 8
+
+
+class ReadingWorker(QObject):
+    reading = Signal(int, object)  #: frame number, TableReading
+    failed = Signal(str)
+
+    def __init__(self, reader):
+        super().__init__()
+        self.reader = reader
+        self._newest: tuple[int, np.ndarray] | None = None
+        self._running = True
+        self._wake = threading.Condition()
+        self._next_due = 0.0
+
+    def offer(self, number: int, frame_bgr: np.ndarray) -> None:
+        """Called from the frame thread: keep only the newest frame."""
+        with self._wake:
+            self._newest = (number, frame_bgr)
+            self._wake.notify()
+
+    @Slot()
+    def run(self) -> None:
+        while True:
+            self._pace()
+            with self._wake:
+                while self._running and self._newest is None:
+                    self._wake.wait()
+                if not self._running:
+                    return
+                number, frame = self._newest
+                self._newest = None
+            try:
+                reading = self.reader.read(frame)
+            except Exception as error:  # a reader failure must not take the video down with it
+                self.failed.emit(str(error))
+                continue
+            self.reading.emit(number, reading)
+
+    def stop(self) -> None:
+        with self._wake:
+            self._running = False
+            self._wake.notify()
+
+    def _pace(self) -> None:
+        """Wait out the rest of this reading's share of a second (woken early by stop)."""
+        with self._wake:
+            while self._running and time.monotonic() < self._next_due:
+                self._wake.wait(self._next_due - time.monotonic())
+        self._next_due = time.monotonic() + 1.0 / MAX_READINGS_PER_SECOND
+
+
+class LiveReading(QObject):
+    """One reading thread for the window's lifetime."""
+
+    reading = Signal(int, object)
+    failed = Signal(str)
+
+    def __init__(self, reader, parent: QObject | None = None):
+        super().__init__(parent)
+        self._thread = QThread()
+        self._worker = ReadingWorker(reader)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.reading.connect(self.reading)
+        self._worker.failed.connect(self.failed)
+        self._thread.start()
+
+    def offer(self, number: int, frame_bgr: np.ndarray) -> None:
+        self._worker.offer(number, frame_bgr)
+
+    def stop(self) -> None:
+        self._worker.stop()
+        self._thread.quit()
+        self._thread.wait(3000)

@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         """The video's readings drive this hand's state from now on."""
         self.tracker = TableTracker(state=self.state)
         self.last_reading = None
+        self.meld_outlines: list[tuple[tuple[float, float, float, float], bool]] = []
         self.last_frame_read = -1
 
     def new_game(self) -> None:
@@ -313,6 +314,7 @@ class MainWindow(QMainWindow):
             self._hand_changed()  # the video started over: the demo plays its hand again
         self.last_frame_read = frame_number
         self.last_reading = reading
+        self.meld_outlines = self._meld_outlines(reading)
         self.readings_taken += 1
         events = self.tracker.update(reading)
         broken = [v for event in events for v in event.violations]
@@ -331,16 +333,23 @@ class MainWindow(QMainWindow):
             painter.setPen(QPen(QColor("#ffb300") if card.confidence < 0.5 else QColor("#00e676"), 2))
             painter.drawRect(int(x0), int(y0), int(x1 - x0), int(y1 - y0))
             painter.drawText(int(x0), int(y0) - 3, card.code)
-        for side in self.last_reading.teams.values():
+        for (x0, y0, x1, y1), legal in self.meld_outlines:
+            painter.setPen(QPen(QColor("#00c853") if legal else QColor("#d50000"), 3))
+            painter.drawRect(int(x0) - 4, int(y0) - 4, int(x1 - x0) + 8, int(y1 - y0) + 8)
+        painter.end()
+        return image
+
+    def _meld_outlines(self, reading) -> list[tuple[tuple[float, float, float, float], bool]]:
+        """Each read meld's box and whether its cards make a legal meld: worked out once a reading,
+        not on every frame painted."""
+        outlines = []
+        for side in reading.teams.values():
             for meld in side.melds:
                 legal = not self.state.variant.meld_problems(Meld(parse_cards(meld.codes)), self.state.rules)
                 boxes = [card.box for card in meld.cards]
-                x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-                x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-                painter.setPen(QPen(QColor("#00c853") if legal else QColor("#d50000"), 3))
-                painter.drawRect(int(x0) - 4, int(y0) - 4, int(x1 - x0) + 8, int(y1 - y0) + 8)
-        painter.end()
-        return image
+                outlines.append(((min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                  max(b[2] for b in boxes), max(b[3] for b in boxes)), legal))
+        return outlines
 
     def _on_video_failed(self, message: str) -> None:
         self.video.show_message(f"No picture: {message}.\nChoose another camera or video above.")

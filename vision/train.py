@@ -76,15 +76,29 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
             raise TrainingError(f"{recipe.data} does not exist: run python -m vision tiles first")
         if last.exists():
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
-        YOLO(recipe.model).train(
-            data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
-            device=recipe.device, time=recipe.hours, workers=recipe.threads, pretrained=False, plots=False,
-            amp=False,  # ultralytics' AMP check downloads a model first, which fails offline
-            project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
-            single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
-            **AUGMENTATION,
-        )
+        YOLO(recipe.model).train(**fit_arguments(recipe))
     return RUNS_DIR / recipe.name
+
+
+def fit_arguments(recipe: Recipe) -> dict:
+    """ultralytics' training arguments for a new run of ``recipe``.
+
+    A ``.pt`` model is fine-tuned: ultralytics starts from its weights only when ``pretrained``
+    names them (with ``pretrained=False`` it silently builds the same network from scratch), and
+    the bias warm-up is turned off (its default, a learning rate of 0.1 for the biases, knocks a
+    trained head's confidence about before the run settles).
+    """
+    fine_tune = str(recipe.model).endswith(".pt")
+    return dict(
+        data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
+        device=recipe.device, time=recipe.hours, workers=recipe.threads,
+        pretrained=str(recipe.model) if fine_tune else False, plots=False,
+        amp=False,  # ultralytics' AMP check downloads a model first, which fails offline
+        project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
+        single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
+        warmup_bias_lr=0.0 if fine_tune else 0.1,
+        **AUGMENTATION,
+    )
 
 
 def _extend_epochs(last: Path, epochs: int) -> None:

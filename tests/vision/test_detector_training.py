@@ -12,7 +12,7 @@ from vision.classes import CLASS_NAMES, class_id
 from vision.dataset import write_dataset
 from vision.detections import Detections
 from vision.tiles import tile_labels, write_tiles
-from vision.train import Recipe, TrainingError, status, train
+from vision.train import Recipe, TrainingError, fit_arguments, status, train
 from vision.weights import WeightsError
 
 
@@ -80,3 +80,10 @@ def test_resuming_a_run_that_never_started_is_refused(tmp_path, monkeypatch):
     with pytest.raises(TrainingError, match="vision tiles"):
         train(Recipe(tmp_path / "data.yaml", name="nothing"))
     assert "no finished epoch" in status("nothing")
+
+
+def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratch(tmp_path):
+    tuned = fit_arguments(Recipe(tmp_path / "data.yaml", model="models/cards.pt", single_class=True))
+    assert tuned["pretrained"] == "models/cards.pt" and tuned["warmup_bias_lr"] == 0.0
+    scratch = fit_arguments(Recipe(tmp_path / "data.yaml"))
+    assert scratch["pretrained"] is False and scratch["fliplr"] == 0.0

@@ -87,3 +87,14 @@ def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratc
     assert tuned["pretrained"] == "models/cards.pt" and tuned["warmup_bias_lr"] == 0.0
     scratch = fit_arguments(Recipe(tmp_path / "data.yaml"))
     assert scratch["pretrained"] is False and scratch["fliplr"] == 0.0
+
+
+def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_path):
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    out = tmp_path / "wide.pt"
+    summary = ic.train_classifier(contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24,
+                                  save_every=0.005)
+    assert summary["width"] == 24 and out.exists() and not out.with_suffix(".partial").exists()
+    assert ic.IndexClassifier(out).model.width == 24
+    again = ic.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
+    assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]

@@ -73,14 +73,14 @@ def test_dragging_a_corner_sets_the_area_the_reader_uses_and_it_is_kept(qtbot, t
     qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
     assert not w.video.editing and not w.set_up_bar.isVisible() and not w.set_up_action.isChecked()
     assert np.allclose(w.table_setup.areas["A"][0], moved)
-    qtbot.waitUntil(lambda: reader.used and reader.used[-1] is w.table_setup, timeout=10000)
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1] is w.table_setup, timeout=10000)
     w.close()
     w.store.close()
 
     # Reopened: the demo's areas come back, and the reader is given them.
     again, reader = demo_window(qtbot, Store(path), monkeypatch)
     assert np.allclose(again.table_setup.areas["A"][0], moved, atol=0.01)
-    qtbot.waitUntil(lambda: reader.used and reader.used[-1].areas is not None, timeout=10000)
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1].areas is not None, timeout=10000)
     assert np.allclose(reader.used[-1].areas["A"][0], moved, atol=0.01)
 
     # Reset to default: no areas any more, for the reader and in the store.

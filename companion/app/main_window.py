@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
         self.broken_rule.setWordWrap(True)
         self.sheet_view = SheetView(self.game)
-        self.sheet_view.undo_stack.indexChanged.connect(self._hand_changed)
+        self.sheet_view.undo_stack.indexChanged.connect(self._sheet_changed)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._table_tab(), "Table")
@@ -236,8 +236,14 @@ class MainWindow(QMainWindow):
         self.sheet_view.set_game(game)
         self._hand_changed()
 
-    def _hand_changed(self, _index: int | None = None) -> None:
-        """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
+    def _sheet_changed(self, _index: int | None = None) -> None:
+        """A hand on the sheet was corrected, deleted, or the change undone: the hand on the table
+        goes on as it is, with the new totals (only scoring it starts the next one)."""
+        self.state.scores = dict(self.game.sheet.totals)
+        self.refresh_table()
+
+    def _hand_changed(self) -> None:
+        """A new hand starts, from the sheet's totals (its opening minimums)."""
         self.state = self._new_hand_state()
         self._follow_new_hand()
         self.broken_rule.clear()
@@ -320,6 +326,7 @@ class MainWindow(QMainWindow):
         try:
             dialog = EndOfHandDialog(self.game, self.end_of_hand_draft(), len(self.game.hands), self)
             if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(dialog.hand()):
+                self._hand_changed()  # that hand is over: the next one starts from the new totals
                 self.tabs.setCurrentWidget(self.sheet_view)
         finally:
             self.frozen = False

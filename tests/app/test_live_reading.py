@@ -156,3 +156,27 @@ def test_a_reading_of_the_old_video_is_dropped_after_a_switch(qtbot):
     qtbot.wait(400)
     assert delivered == [(0, 2)]  # only the new video's frame
     live.stop()
+
+
+def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_the_table(qtbot, store, monkeypatch):
+    from dataclasses import replace
+
+    from tests.app.hands import hand_out
+
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    window.sheet_view.add_hand(hand_out("A"))
+    assert window.state.scores == {"A": 670, "B": -5}
+    frames = demo_truth()
+    setup = TableSetup(areas=team_areas(frames))
+    for number, truth in enumerate(frames[:len(frames) // 2]):
+        size = (truth["image"]["width"], truth["image"]["height"])
+        window.on_reading(number, read_table(detections_from_truth(truth), size, setup))
+    before = hand_so_far(window.state)
+    window.sheet_view.delete_hand(0)  # that hand was entered by mistake
+    assert hand_so_far(window.state) == before and window.state.scores == {"A": 0, "B": 0}
+    window.sheet_view.undo_stack.undo()
+    assert hand_so_far(window.state) == before and window.state.scores == {"A": 670, "B": -5}
+    window.apply_settings(replace(window.settings, team_names={"A": "Ann & Bob", "B": "Cy & Di"}))
+    assert hand_so_far(window.state) == before and window.team_panels["B"].title() == "Cy && Di"

@@ -179,6 +179,9 @@ class MainWindow(QMainWindow):
         self.set_up_action.setToolTip("Drag each team's area on the picture so the card reader knows whose cards are whose")
         self.set_up_action.toggled.connect(self.set_up_areas)
         bar.addAction(self.set_up_action)
+        bar.widgetForAction(self.set_up_action).setStyleSheet(  # a button players see as one
+            "QToolButton { border: 1px solid #9a9a9a; border-radius: 4px; padding: 3px 10px; background: #fafafa; }"
+            "QToolButton:checked { background: #ffe9a8; border-color: #e0a800; }")
         self.addToolBar(bar)
 
     def _list_sources(self, chosen: str | None) -> None:
@@ -424,6 +427,7 @@ class MainWindow(QMainWindow):
         size = (self.video.image.width(), self.video.image.height())
         self.video.show_areas(self.table_setup.areas or starting_areas(*size), editing=True)
         self._set_up_shown(True)
+        self.tabs.setCurrentIndex(0)  # the areas are set on the table tab's picture
 
     def finish_set_up(self) -> None:
         """Done: the areas as dragged are used and kept for this video."""

@@ -130,14 +130,17 @@ class VideoView(QWidget):
         self._paint_name(painter, self.team_names[team], outline, colour)
 
     def _paint_name(self, painter: QPainter, name: str, outline: QPolygonF, colour: QColor) -> None:
-        """The team's name on a dark tag inside the top of its area, readable on any table cloth."""
+        """The team's name on a dark tag by its area's first corner (far left, where few cards lie),
+        readable on any table cloth."""
         font = QFont(painter.font())
         font.setPixelSize(15)
         font.setBold(True)
         painter.setFont(font)
-        box = outline.boundingRect()
         width = painter.fontMetrics().horizontalAdvance(name) + 16
-        tag = QRectF(box.center().x() - width / 2, box.top() + 6, width, 24)
+        corner = outline[0]
+        tag = QRectF(corner.x() + 14, corner.y() + 10, width, 24)
+        tag.moveRight(min(tag.right(), self.width() - 4))
+        tag.moveBottom(min(tag.bottom(), self.height() - 4))
         path = QPainterPath()
         path.addRoundedRect(tag, 5, 5)
         painter.fillPath(path, QColor(0, 0, 0, 170))

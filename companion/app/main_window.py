@@ -5,11 +5,10 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
     QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
@@ -28,7 +27,8 @@ from .sheet_view import SheetView
 from .store import Store
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
-from .video_view import VideoView, starting_areas
+from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
+from .video_view import TABLE, VideoView
 from .words import as_title
 
 from vision.team_areas import TableSetup, TableSetupError
@@ -150,12 +150,20 @@ class MainWindow(QMainWindow):
         bar.setStyleSheet("#setUpBar { background: #fff4d6; border: 1px solid #e0a800; border-radius: 4px; }")
         text = QLabel(SET_UP_HELP)
         text.setWordWrap(True)
+        self.mark_corners = QCheckBox("The camera films the table at an angle: also drag the white outline "
+                                      "onto the table's four corners")
+        self.mark_corners.setToolTip("The card reader then sees the table from straight above, where cards "
+                                     "line up better")
+        self.mark_corners.toggled.connect(self._corners_marked)
+        words = QVBoxLayout()
+        words.addWidget(text)
+        words.addWidget(self.mark_corners)
         row = QHBoxLayout(bar)
-        row.addWidget(text, 1)
+        row.addLayout(words, 1)
         for label, tip, slot in (
             ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
-            ("Reset to default", "Forget the areas: the card reader finds the middle of the table itself, "
-                                 "team A nearest the camera", self.reset_set_up),
+            ("Reset to default", "Forget the areas and the corners: the card reader finds the middle of "
+                                 "the table itself, team A nearest the camera", self.reset_set_up),
             ("Cancel", "Keep the areas as they were", self.cancel_set_up),
         ):
             button = QPushButton(label)
@@ -296,7 +304,7 @@ class MainWindow(QMainWindow):
     def refresh_table(self) -> None:
         for team, panel in self.team_panels.items():
             panel.show_team(self.game.team_names[team], team_lines(self.state, team))
-        self.video.team_names = dict(self.game.team_names)
+        self.video.names.update(self.game.team_names)
         self.video.update()
         self.dead_ranks.setText(dead_ranks_line(self.state))
         self.turn_card.setText(turn_card_line(self.state))
@@ -410,7 +418,7 @@ class MainWindow(QMainWindow):
             self.store.save_table_setup(self.playing, setup.to_json() if chosen else None)
         if self.live is not None:
             self.live.use_setup(setup)
-        self.video.show_areas(setup.areas)
+        self.video.show_areas(set_outlines(setup))
 
     def set_up_areas(self, on: bool) -> None:
         """The toolbar's "Set up table areas": on, the areas can be dragged; off again, they are used."""
@@ -425,18 +433,21 @@ class MainWindow(QMainWindow):
             self._set_up_shown(False)
             return
         size = (self.video.image.width(), self.video.image.height())
-        self.video.show_areas(self.table_setup.areas or starting_areas(*size), editing=True)
+        self.video.show_areas(outlines_to_drag(self.table_setup, size), editing=True)
         self._set_up_shown(True)
+        self.mark_corners.blockSignals(True)
+        self.mark_corners.setChecked(TABLE in self.video.areas)
+        self.mark_corners.blockSignals(False)
         self.tabs.setCurrentIndex(0)  # the areas are set on the table tab's picture
 
     def finish_set_up(self) -> None:
         """Done: the areas as dragged are used and kept for this video."""
         if not self.video.editing:
             return
-        areas = {team: np.array(polygon) for team, polygon in self.video.areas.items()}
+        setup = setup_from(self.video.areas)
         self._set_up_shown(False)
-        self.use_table_setup(TableSetup(areas, self.table_setup.perspective), keep=True)
-        self.statusBar().showMessage("Team areas saved for this video: the card reader uses them from now on.")
+        self.use_table_setup(setup, keep=True)
+        self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")
 
     def reset_set_up(self) -> None:
         """Back to no areas: the reader finds the table's middle itself, team A nearest the camera."""
@@ -448,7 +459,17 @@ class MainWindow(QMainWindow):
     def cancel_set_up(self) -> None:
         if self.video.editing:
             self._set_up_shown(False)
-            self.video.show_areas(self.table_setup.areas)
+            self.video.show_areas(set_outlines(self.table_setup))
+
+    def _corners_marked(self, marked: bool) -> None:
+        """The table's corners are dragged too (a perspective), or no longer."""
+        if not self.video.editing:
+            return
+        if marked:
+            self.video.areas[TABLE] = starting_corners(self.video.image.width(), self.video.image.height())
+        else:
+            self.video.areas.pop(TABLE, None)
+        self.video.update()
 
     def _set_up_shown(self, shown: bool) -> None:
         self.set_up_bar.setVisible(shown)

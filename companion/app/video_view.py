@@ -1,9 +1,10 @@
-"""The video picture, and the team areas on it, which players drag into place.
+"""The video picture, and the outlines on it that players drag into place: each team's area and,
+when the camera films the table at an angle, the table's four corners.
 
-Each team's area is a polygon in the video frame's own pixels (what the card reader works in); the
+Each outline is a polygon in the video frame's own pixels (what the card reader works in); the
 picture is scaled to fit the widget, so every mouse position is turned back into frame pixels.
-While the areas are being set up, a press on a corner picks that corner up and a press inside an
-area picks up the whole area; the widget only keeps the polygons and says when one was moved.
+While they are being set up, a press on a corner picks that corner up and a press inside an outline
+picks up the whole of it; the widget only keeps the polygons and says when one was moved.
 """
 
 from __future__ import annotations
@@ -13,27 +14,19 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-TEAMS = ("A", "B")
-AREA_COLOURS = {"A": QColor("#4fc3f7"), "B": QColor("#ffb74d")}
+#: The outline of the table's four corners, beside the teams' areas ("A", "B").
+TABLE = "table"
+COLOURS = {"A": QColor("#4fc3f7"), "B": QColor("#ffb74d"), TABLE: QColor("#f5f5f5")}
 #: How near (in screen pixels) a press must be to a corner to pick it up.
 GRAB_RADIUS = 14
 HANDLE_RADIUS = 7
 BACKGROUND = QColor("#1d3b2a")
 
 
-def starting_areas(width: int, height: int) -> dict[str, np.ndarray]:
-    """The areas offered before players move them: team A the near side of the picture (its lower
-    part), team B the far side, with a strip between them for the discard pile and the stock."""
-    def band(top: float, bottom: float) -> np.ndarray:
-        return np.array([[0.04 * width, top * height], [0.96 * width, top * height],
-                         [0.96 * width, bottom * height], [0.04 * width, bottom * height]])
-    return {"A": band(0.60, 0.96), "B": band(0.04, 0.40)}
-
-
 class VideoView(QWidget):
-    """The picture, scaled to fit; a plain message when there is no picture; the team areas."""
+    """The picture, scaled to fit; a plain message when there is no picture; the outlines."""
 
-    areas_moved = Signal()  #: a corner or an area was dropped in a new place
+    areas_moved = Signal()  #: a corner or an outline was dropped in a new place
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -42,11 +35,11 @@ class VideoView(QWidget):
         self.frames_shown = 0
         self.image: QImage | None = None
         self.message = ""
-        #: team -> polygon in frame pixels: drawn over the picture (the areas the reader uses)
+        #: "A", "B" (the teams' areas), maybe TABLE -> polygon in frame pixels, drawn over the picture
         self.areas: dict[str, np.ndarray] | None = None
-        self.team_names = {team: f"Team {team}" for team in TEAMS}
+        self.names = {"A": "Team A", "B": "Team B", TABLE: "Table corners"}  #: each outline's label
         self.editing = False
-        self._held: tuple[str, int | None, np.ndarray] | None = None  # team, corner (None: all), press point
+        self._held: tuple[str, int | None, np.ndarray] | None = None  # outline, corner (None: all), press point
 
     # ----------------------------------------------------------------------------- showing
     def show_frame(self, image: QImage) -> None:
@@ -64,7 +57,7 @@ class VideoView(QWidget):
         return self.message
 
     def show_areas(self, areas: dict[str, np.ndarray] | None, editing: bool = False) -> None:
-        """Draw these areas (``None``: none); ``editing`` lets players drag them."""
+        """Draw these outlines (``None``: none); ``editing`` lets players drag them."""
         self.areas = None if areas is None else {t: np.array(p, np.float64) for t, p in areas.items()}
         self.editing = editing and areas is not None
         self._held = None
@@ -110,15 +103,15 @@ class VideoView(QWidget):
         painter.drawImage(self.picture_rect(), self.image)
         if self.areas is not None:
             painter.setRenderHint(QPainter.Antialiasing)
-            for team, polygon in self.areas.items():
-                self._paint_area(painter, team, polygon)
+            for name, polygon in self.areas.items():
+                self._paint_area(painter, name, polygon)
         painter.end()
 
-    def _paint_area(self, painter: QPainter, team: str, polygon: np.ndarray) -> None:
-        colour = AREA_COLOURS[team]
+    def _paint_area(self, painter: QPainter, name: str, polygon: np.ndarray) -> None:
+        colour = COLOURS[name]
         outline = QPolygonF([self.to_widget(p) for p in polygon])
         fill = QColor(colour)
-        fill.setAlpha(60 if self.editing else 0)
+        fill.setAlpha(60 if self.editing and name != TABLE else 0)  # the table's outline holds the areas
         painter.setBrush(QBrush(fill))
         painter.setPen(QPen(colour, 3 if self.editing else 2, Qt.SolidLine if self.editing else Qt.DashLine))
         painter.drawPolygon(outline)
@@ -127,10 +120,10 @@ class VideoView(QWidget):
             painter.setPen(QPen(colour, 3))
             for corner in outline:
                 painter.drawEllipse(corner, HANDLE_RADIUS, HANDLE_RADIUS)
-        self._paint_name(painter, self.team_names[team], outline, colour)
+        self._paint_name(painter, self.names[name], outline, colour)
 
     def _paint_name(self, painter: QPainter, name: str, outline: QPolygonF, colour: QColor) -> None:
-        """The team's name on a dark tag by its area's first corner (far left, where few cards lie),
+        """The outline's name on a dark tag by its first corner (far left, where few cards lie),
         readable on any table cloth."""
         font = QFont(painter.font())
         font.setPixelSize(15)
@@ -150,18 +143,18 @@ class VideoView(QWidget):
     # ------------------------------------------------------------------------------- dragging
     def _corner_at(self, position: QPointF) -> tuple[str, int] | None:
         best, nearest = None, float(GRAB_RADIUS)
-        for team, polygon in self.areas.items():
+        for name, polygon in self.areas.items():
             for index, point in enumerate(polygon):
                 place = self.to_widget(point)
                 distance = float(np.hypot(place.x() - position.x(), place.y() - position.y()))
                 if distance <= nearest:
-                    best, nearest = (team, index), distance
+                    best, nearest = (name, index), distance
         return best
 
     def _area_at(self, position: QPointF) -> str | None:
-        for team, polygon in self.areas.items():
+        for name, polygon in self.areas.items():
             if QPolygonF([self.to_widget(p) for p in polygon]).containsPoint(position, Qt.OddEvenFill):
-                return team
+                return name
         return None
 
     def mousePressEvent(self, event) -> None:
@@ -171,8 +164,8 @@ class VideoView(QWidget):
         corner = self._corner_at(position)
         if corner is not None:
             self._held = (corner[0], corner[1], self.to_frame(position))
-        elif (team := self._area_at(position)) is not None:
-            self._held = (team, None, self.to_frame(position))
+        elif (name := self._area_at(position)) is not None:
+            self._held = (name, None, self.to_frame(position))
         self.setCursor(Qt.ClosedHandCursor if self._held else Qt.ArrowCursor)
 
     def mouseMoveEvent(self, event) -> None:
@@ -183,16 +176,16 @@ class VideoView(QWidget):
             over = self._corner_at(position) is not None or self._area_at(position) is not None
             self.setCursor(Qt.OpenHandCursor if over else Qt.ArrowCursor)
             return
-        team, corner, pressed = self._held
+        name, corner, pressed = self._held
         point = self.to_frame(position)
         if corner is not None:
-            self.areas[team][corner] = point
+            self.areas[name][corner] = point
         else:  # the whole area, kept inside the frame
             size = np.array([self.image.width(), self.image.height()], np.float64)
-            polygon = self.areas[team]
+            polygon = self.areas[name]
             shift = np.clip(point - pressed, -polygon.min(axis=0), size - polygon.max(axis=0))
-            self.areas[team] = polygon + shift
-            self._held = (team, None, pressed + shift)
+            self.areas[name] = polygon + shift
+            self._held = (name, None, pressed + shift)
         self.update()
 
     def mouseReleaseEvent(self, event) -> None:

@@ -110,3 +110,36 @@ def test_setting_up_needs_a_picture(qtbot, store):
     w.set_up_action.trigger()
     assert not w.video.editing and not w.set_up_action.isChecked()
     assert "Start a camera or a video first" in w.statusBar().currentMessage()
+
+
+def test_the_tables_corners_give_the_reader_a_top_down_view_and_are_kept(qtbot, tmp_path, monkeypatch):
+    import cv2
+
+    from companion.app.video_view import TABLE
+
+    path = tmp_path / "s.sqlite3"
+    w, reader = demo_window(qtbot, Store(path), monkeypatch)
+    w.set_up_action.trigger()
+    w.mark_corners.setChecked(True)  # the camera films the table at an angle
+    far_left = w.video.areas[TABLE][0].copy()
+    grab = w.video.to_widget(far_left).toPoint()
+    drag(qtbot, w.video, grab, grab + QPoint(40, 20))
+    dropped = w.video.areas[TABLE][0].copy()
+    assert not np.allclose(dropped, far_left)
+    qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
+
+    perspective = w.table_setup.perspective
+    assert perspective is not None and w.table_setup.areas is not None
+    seen_from_above = cv2.perspectiveTransform(dropped.reshape(1, 1, 2), perspective).reshape(2)
+    assert np.allclose(seen_from_above, [-500, -500], atol=0.5)  # the far-left corner of the top-down view
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1] is w.table_setup, timeout=10000)
+    w.close()
+    w.store.close()
+
+    again, _ = demo_window(qtbot, Store(path), monkeypatch)
+    again.set_up_action.trigger()
+    assert again.mark_corners.isChecked() and np.allclose(again.video.areas[TABLE][0], dropped, atol=0.5)
+    again.mark_corners.setChecked(False)  # the camera was moved above the table: no perspective now
+    qtbot.mouseClick(button(again, "Done"), Qt.LeftButton)
+    assert again.table_setup.perspective is None and again.table_setup.areas is not None
+    again.close()

@@ -127,6 +127,9 @@ def test_switching_the_video_mid_hand_keeps_the_hand(qtbot, store, monkeypatch):
         window.on_reading(number, read(truth))
     assert hand_so_far(window.state) == hand_so_far(straight.state)
     assert window.broken_rule.text() == ""  # nothing already counted was counted again
+
+    window.on_reading(0, read(frames[0]))  # the same video starting over (the demo loops): a new hand
+    assert not any(side.melds for side in window.state.teams.values())
     window.close()
 
 

@@ -4,6 +4,10 @@ The frame thread hands every decoded frame to :meth:`LiveReading.offer`; a readi
 newest one and emits the :class:`~vision.reading.TableReading`. Frames that arrive while a reading
 is under way replace each other, so a slow reader (a detector takes tens of milliseconds a frame)
 reads as often as it can and never falls behind the picture.
+
+When the video source or the table set-up changes, readings still under way are dropped
+(:meth:`LiveReading.new_source`, :meth:`LiveReading.use_setup`): a frame of the old camera, or one
+read with the old team areas, never reaches the window after the change.
 """
 
 from __future__ import annotations
@@ -21,22 +25,34 @@ MAX_READINGS_PER_SECOND = 8
 
 
 class ReadingWorker(QObject):
-    reading = Signal(int, object)  #: frame number, TableReading
+    reading = Signal(int, int, object)  #: take (see start_over), frame number, TableReading
     failed = Signal(str)
 
     def __init__(self, reader):
         super().__init__()
         self.reader = reader
-        self._newest: tuple[int, np.ndarray] | None = None
+        self._newest: tuple[int, int, np.ndarray] | None = None
         self._running = True
         self._wake = threading.Condition()
         self._next_due = 0.0
+        self._take = 0
+        self._setup = None  #: a table set-up the reader takes up before its next reading
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         """Called from the frame thread: keep only the newest frame."""
         with self._wake:
-            self._newest = (number, frame_bgr)
+            self._newest = (self._take, number, frame_bgr)
             self._wake.notify()
+
+    def start_over(self, setup=None) -> int:
+        """Forget the frame waiting to be read; readings of earlier frames are marked stale by the take
+        returned. ``setup``, when given, is the table set-up for the frames from now on."""
+        with self._wake:
+            self._take += 1
+            self._newest = None
+            if setup is not None:
+                self._setup = setup
+            return self._take
 
     @Slot()
     def run(self) -> None:
@@ -47,14 +63,17 @@ class ReadingWorker(QObject):
                     self._wake.wait()
                 if not self._running:
                     return
-                number, frame = self._newest
+                take, number, frame = self._newest
                 self._newest = None
+                setup, self._setup = self._setup, None
+            if setup is not None:
+                self.reader.setup = setup  # only this thread touches the reader
             try:
                 reading = self.reader.read(frame)
             except Exception as error:  # a reader failure must not take the video down with it
                 self.failed.emit(str(error))
                 continue
-            self.reading.emit(number, reading)
+            self.reading.emit(take, number, reading)
 
     def stop(self) -> None:
         with self._wake:
@@ -72,7 +91,7 @@ class ReadingWorker(QObject):
 class LiveReading(QObject):
     """One reading thread for the window's lifetime."""
 
-    reading = Signal(int, object)
+    reading = Signal(int, object)  #: frame number, TableReading
     failed = Signal(str)
 
     def __init__(self, reader, parent: QObject | None = None):
@@ -81,12 +100,27 @@ class LiveReading(QObject):
         self._worker = ReadingWorker(reader)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.reading.connect(self.reading)
+        self._worker.reading.connect(self._deliver)  # queued: runs in this (the GUI) thread
         self._worker.failed.connect(self.failed)
+        self._take = 0
         self._thread.start()
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         self._worker.offer(number, frame_bgr)
+
+    def new_source(self) -> None:
+        """Another video plays from now on (its frames numbered from 0): drop the old one's readings.
+        Call it once the old source has stopped sending frames."""
+        self._take = self._worker.start_over()
+
+    def use_setup(self, setup) -> None:
+        """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`."""
+        self._take = self._worker.start_over(setup)
+
+    @Slot(int, int, object)
+    def _deliver(self, take: int, number: int, reading) -> None:
+        if take == self._take:  # else it was read before the source or the set-up changed
+            self.reading.emit(number, reading)
 
     def stop(self) -> None:
         self._worker.stop()

@@ -6,9 +6,9 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
+from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QFileDialog, QGroupBox, QLabel, QListWidget, QListWidgetItem,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
     QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
@@ -21,19 +21,26 @@ from .end_of_hand import EndOfHandDialog
 from .game import Game
 from .live import LiveReading
 from .reader import load_card_reader
-from .settings import AppSettings
+from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
 from .store import Store
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
+from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
+from .video_view import TABLE, VideoView
 from .words import as_title
 
+from vision.team_areas import TableSetup, TableSetupError
 from vision.tracking import TableTracker, settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
-DEMO, VIDEO_FILE = "demo", "file"
+#: The video menu's last entry: ask the players for a file.
+OPEN_FILE = "open"
+SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) so that each team's area "
+               "covers where that team lays its melds, threes and canasta piles. Leave the discard pile "
+               "and the stock in the strip between them.")
 
 
 class TeamPanel(QGroupBox):
@@ -57,26 +64,6 @@ class TeamPanel(QGroupBox):
         self.text.setText("<br>".join(parts))
 
 
-class VideoView(QLabel):
-    """The picture, scaled to fit; a plain message when there is no picture."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setAlignment(Qt.AlignCenter)
-        self.setMinimumSize(480, 360)
-        self.setStyleSheet("background: #1d3b2a; color: #f3f3e8; font-size: 16px; padding: 20px;")
-        self.setWordWrap(True)
-        self.frames_shown = 0
-
-    def show_frame(self, image: QImage) -> None:
-        self.setPixmap(QPixmap.fromImage(image).scaled(self.size(), Qt.KeepAspectRatio, Qt.SmoothTransformation))
-        self.frames_shown += 1
-
-    def show_message(self, text: str) -> None:
-        self.setPixmap(QPixmap())
-        self.setText(text)
-
-
 class MainWindow(QMainWindow):
     def __init__(self, store: Store, start_video: bool = True):
         super().__init__()
@@ -90,6 +77,9 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
 
         self.video = VideoView()
+        self.playing: str | None = None  #: the video playing: a camera's id, "demo" or a file's path
+        self.table_setup = TableSetup()  #: the team areas the reader uses on that video
+        self.set_up_bar = self._set_up_bar()
         self.feed = VideoFeed(self)
         self.feed.frame.connect(self._on_frame)
         self.feed.failed.connect(self._on_video_failed)
@@ -100,7 +90,7 @@ class MainWindow(QMainWindow):
         self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
         self.broken_rule.setWordWrap(True)
         self.sheet_view = SheetView(self.game)
-        self.sheet_view.undo_stack.indexChanged.connect(self._hand_changed)
+        self.sheet_view.undo_stack.indexChanged.connect(self._sheet_changed)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._table_tab(), "Table")
@@ -120,7 +110,7 @@ class MainWindow(QMainWindow):
             self.feed.frame_sink = self.live.offer
         self.refresh_table()
         if start_video:
-            self.start_source(self.source.currentData())
+            self.start_source(self._source_at_start())
 
     # -------------------------------------------------------------------------------- building
     def _table_tab(self) -> QWidget:
@@ -141,27 +131,79 @@ class MainWindow(QMainWindow):
         score.setStyleSheet("font-size: 15px; font-weight: bold; padding: 8px;")
         score.clicked.connect(self.score_hand)
         column.addWidget(score)
+        picture = QWidget()
+        picture_column = QVBoxLayout(picture)
+        picture_column.setContentsMargins(0, 0, 0, 0)
+        picture_column.addWidget(self.set_up_bar)
+        picture_column.addWidget(self.video, 1)
         splitter = QSplitter()
-        splitter.addWidget(self.video)
+        splitter.addWidget(picture)
         splitter.addWidget(side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         return splitter
+
+    def _set_up_bar(self) -> QFrame:
+        """Shown above the picture while the team areas are set up: what to do, and how to finish."""
+        bar = QFrame()
+        bar.setObjectName("setUpBar")
+        bar.setStyleSheet("#setUpBar { background: #fff4d6; border: 1px solid #e0a800; border-radius: 4px; }")
+        text = QLabel(SET_UP_HELP)
+        text.setWordWrap(True)
+        self.mark_corners = QCheckBox("The camera films the table at an angle: also drag the white outline "
+                                      "onto the table's four corners")
+        self.mark_corners.setToolTip("The card reader then sees the table from straight above, where cards "
+                                     "line up better")
+        self.mark_corners.toggled.connect(self._corners_marked)
+        words = QVBoxLayout()
+        words.addWidget(text)
+        words.addWidget(self.mark_corners)
+        row = QHBoxLayout(bar)
+        row.addLayout(words, 1)
+        for label, tip, slot in (
+            ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
+            ("Reset to default", "Forget the areas and the corners: the card reader finds the middle of "
+                                 "the table itself, team A nearest the camera", self.reset_set_up),
+            ("Cancel", "Keep the areas as they were", self.cancel_set_up),
+        ):
+            button = QPushButton(label)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            row.addWidget(button)
+        bar.hide()
+        return bar
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Video")
         bar.setMovable(False)
         bar.addWidget(QLabel(" Video: "))
         self.source = QComboBox()
+        self._list_sources(self.settings.source)
+        self.source.activated.connect(lambda _: self.start_source(self.source.currentData()))
+        bar.addWidget(self.source)
+        bar.addSeparator()
+        self.set_up_action = QAction("Set up table areas", self)
+        self.set_up_action.setCheckable(True)
+        self.set_up_action.setToolTip("Drag each team's area on the picture so the card reader knows whose cards are whose")
+        self.set_up_action.toggled.connect(self.set_up_areas)
+        bar.addAction(self.set_up_action)
+        bar.widgetForAction(self.set_up_action).setStyleSheet(  # a button players see as one
+            "QToolButton { border: 1px solid #9a9a9a; border-radius: 4px; padding: 3px 10px; background: #fafafa; }"
+            "QToolButton:checked { background: #ffe9a8; border-color: #e0a800; }")
+        self.addToolBar(bar)
+
+    def _list_sources(self, chosen: str | None) -> None:
+        """The video menu: the cameras, the demo, the video file played last, another file; ``chosen``
+        selected (the first entry when it is not there)."""
+        self.source.clear()
         for camera in self.cameras:
             self.source.addItem(f"Camera: {camera.description}", camera.id)
         self.source.addItem("The demo hand", DEMO)
-        self.source.addItem("A video file…", VIDEO_FILE)
-        remembered = self.source.findData(self.settings.camera)
-        self.source.setCurrentIndex(remembered if remembered >= 0 else 0)
-        self.source.activated.connect(lambda _: self.start_source(self.source.currentData()))
-        bar.addWidget(self.source)
-        self.addToolBar(bar)
+        if self.settings.video_file:
+            self.source.addItem(f"Video: {Path(self.settings.video_file).name}", VIDEO_FILE)
+            self.source.setItemData(self.source.count() - 1, self.settings.video_file, Qt.ToolTipRole)
+        self.source.addItem("Open a video file…", OPEN_FILE)
+        self.source.setCurrentIndex(max(0, self.source.findData(chosen)))
 
     def _build_menu(self) -> None:
         game_menu = self.menuBar().addMenu("&Game")
@@ -205,8 +247,14 @@ class MainWindow(QMainWindow):
         self.sheet_view.set_game(game)
         self._hand_changed()
 
-    def _hand_changed(self, _index: int | None = None) -> None:
-        """The sheet changed: the next hand starts from the new totals (its opening minimums)."""
+    def _sheet_changed(self, _index: int | None = None) -> None:
+        """A hand on the sheet was corrected, deleted, or the change undone: the hand on the table
+        goes on as it is, with the new totals (only scoring it starts the next one)."""
+        self.state.scores = dict(self.game.sheet.totals)
+        self.refresh_table()
+
+    def _hand_changed(self) -> None:
+        """A new hand starts, from the sheet's totals (its opening minimums)."""
         self.state = self._new_hand_state()
         self._follow_new_hand()
         self.broken_rule.clear()
@@ -236,18 +284,28 @@ class MainWindow(QMainWindow):
         self.apply_settings(dialog.settings)
 
     def apply_settings(self, settings: AppSettings) -> None:
+        """Keep the new settings; the hand in progress goes on unless its rules changed."""
+        before = self.settings
         self.settings = settings
         settings.save(self.store)
         self.game.set_team_names(settings.team_names)
-        if not self.game.hands:
+        new_rules = not self.game.hands and (settings.variant, settings.rules) != (self.game.variant, self.game.rules)
+        if new_rules:
             self.game.set_rules(settings.variant, settings.rules)
-        self.sheet_view.set_game(self.game)
-        self._hand_changed()
+        self.sheet_view.refresh()
+        if new_rules:
+            self._hand_changed()  # the hand is played by the new rules from its start
+        else:
+            self.refresh_table()
+        if settings.source != before.source:
+            self.start_source(settings.source)
 
     # ------------------------------------------------------------------------------ the table
     def refresh_table(self) -> None:
         for team, panel in self.team_panels.items():
             panel.show_team(self.game.team_names[team], team_lines(self.state, team))
+        self.video.names.update(self.game.team_names)
+        self.video.update()
         self.dead_ranks.setText(dead_ranks_line(self.state))
         self.turn_card.setText(turn_card_line(self.state))
 
@@ -279,39 +337,156 @@ class MainWindow(QMainWindow):
         try:
             dialog = EndOfHandDialog(self.game, self.end_of_hand_draft(), len(self.game.hands), self)
             if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(dialog.hand()):
+                self._hand_changed()  # that hand is over: the next one starts from the new totals
                 self.tabs.setCurrentWidget(self.sheet_view)
         finally:
             self.frozen = False
 
     # ------------------------------------------------------------------------------- the video
+    def _source_at_start(self) -> str:
+        """What played last time; the first camera (else the demo) the first time, or when the
+        camera used last is not connected."""
+        fallback = self.cameras[0].id if self.cameras else DEMO
+        source = self.settings.source
+        if source is None or source in (DEMO, VIDEO_FILE) or any(c.id == source for c in self.cameras):
+            return source or fallback
+        self.statusBar().showMessage(f"The camera used last time ({source}) is not connected; "
+                                     f"choose a video above.")
+        return fallback
+
     def start_source(self, source: str | None) -> None:
-        if source == VIDEO_FILE:
+        """Play a camera (its id), the demo hand, the video file played last, or a file the players
+        pick (:data:`OPEN_FILE`); the choice is kept for the next start. The hand in progress goes on."""
+        if source == OPEN_FILE:
             path, _ = QFileDialog.getOpenFileName(self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov)")
-            if path:
-                self.feed.start(path)
-            return
-        if source == DEMO:
-            if not DEMO_VIDEO.exists():
-                self.feed.stop()
-                self.video.show_message(
-                    f"The demo video is not installed yet ({DEMO_VIDEO}).\n\n"
-                    "You can still keep score: play your hand, then press “Score hand” and enter the cards."
-                )
+            if not path:  # nothing picked: the menu shows what still plays
+                self._list_sources(self.settings.source)
                 return
-            self.feed.start(str(DEMO_VIDEO), loop=True)
+            self.settings.video_file, source = path, VIDEO_FILE
+        gone = source == VIDEO_FILE and not (self.settings.video_file and Path(self.settings.video_file).is_file())
+        if gone:
+            missing, self.settings.video_file, source = self.settings.video_file, None, DEMO
+        self.settings.source = source
+        self.store.set_settings({"source": source, "video_file": self.settings.video_file})
+        self._list_sources(source)
+        if source == DEMO and not DEMO_VIDEO.exists():
+            self._play(None, None)
+            self.video.show_message(
+                f"The demo video is not installed yet ({DEMO_VIDEO}).\n\n"
+                "You can still keep score: play your hand, then press “Score hand” and enter the cards."
+            )
+        elif source == DEMO:
+            self._play(DEMO, str(DEMO_VIDEO), loop=True)
+        elif source == VIDEO_FILE:
+            self._play(self.settings.video_file, self.settings.video_file)
+        else:
+            self._play(source, source)
+        if gone:
+            self.statusBar().showMessage(f"The video file played last time is not there any more ({missing}); "
+                                         "the demo hand plays instead.")
+
+    def _play(self, key: str | None, opened: str | None, loop: bool = False) -> None:
+        """Show another video (``opened``: what OpenCV opens; ``key``: whose table set-up to use). The
+        hand in progress goes on: the tracker keeps following it on the new picture."""
+        self.cancel_set_up()
+        self.feed.stop()
+        if self.live is not None:
+            self.live.new_source()  # readings of the old video still under way are dropped
+        self.last_frame_read = -1  # the new video numbers its frames from 0: that is no new hand
+        self.last_reading, self.meld_outlines = None, []
+        self.playing = key
+        self.use_table_setup(self._saved_setup(key))
+        if opened is not None:
+            self.feed.start(opened, loop=loop)
+
+    # --------------------------------------------------------------------------- the team areas
+    def _saved_setup(self, key: str | None) -> TableSetup:
+        saved = self.store.table_setup(key) if key is not None else None
+        if saved is None:
+            return TableSetup()
+        try:
+            return TableSetup.from_json(saved)
+        except TableSetupError as error:
+            self.statusBar().showMessage(f"The team areas kept for this video can't be used ({error}); set them up again.")
+            return TableSetup()
+
+    def use_table_setup(self, setup: TableSetup, keep: bool = False) -> None:
+        """Read the table with these team areas from now on; ``keep`` saves them for this video."""
+        self.table_setup = setup
+        if keep and self.playing is not None:
+            chosen = setup.areas is not None or setup.perspective is not None
+            self.store.save_table_setup(self.playing, setup.to_json() if chosen else None)
+        if self.live is not None:
+            self.live.use_setup(setup)
+        self.video.show_areas(set_outlines(setup))
+
+    def set_up_areas(self, on: bool) -> None:
+        """The toolbar's "Set up table areas": on, the areas can be dragged; off again, they are used."""
+        if on and not self.video.editing:
+            self.begin_set_up()
+        elif not on and self.video.editing:
+            self.finish_set_up()
+
+    def begin_set_up(self) -> None:
+        if self.video.image is None:
+            self.statusBar().showMessage("Start a camera or a video first: the team areas are drawn on its picture.")
+            self._set_up_shown(False)
             return
-        self.settings.camera = source
-        self.store.set_settings({"camera": source})
-        self.feed.start(source)
+        size = (self.video.image.width(), self.video.image.height())
+        self.video.show_areas(outlines_to_drag(self.table_setup, size), editing=True)
+        self._set_up_shown(True)
+        self.mark_corners.blockSignals(True)
+        self.mark_corners.setChecked(TABLE in self.video.areas)
+        self.mark_corners.blockSignals(False)
+        self.tabs.setCurrentIndex(0)  # the areas are set on the table tab's picture
+
+    def finish_set_up(self) -> None:
+        """Done: the areas as dragged are used and kept for this video."""
+        if not self.video.editing:
+            return
+        setup = setup_from(self.video.areas)
+        self._set_up_shown(False)
+        self.use_table_setup(setup, keep=True)
+        self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")
+
+    def reset_set_up(self) -> None:
+        """Back to no areas: the reader finds the table's middle itself, team A nearest the camera."""
+        self._set_up_shown(False)
+        self.use_table_setup(TableSetup(), keep=True)
+        self.statusBar().showMessage("Team areas cleared: the card reader finds the middle of the table itself "
+                                     "(team A sits nearest the camera).")
+
+    def cancel_set_up(self) -> None:
+        if self.video.editing:
+            self._set_up_shown(False)
+            self.video.show_areas(set_outlines(self.table_setup))
+
+    def _corners_marked(self, marked: bool) -> None:
+        """The table's corners are dragged too (a perspective), or no longer."""
+        if not self.video.editing:
+            return
+        if marked:
+            self.video.areas[TABLE] = starting_corners(self.video.image.width(), self.video.image.height())
+        else:
+            self.video.areas.pop(TABLE, None)
+        self.video.update()
+
+    def _set_up_shown(self, shown: bool) -> None:
+        self.set_up_bar.setVisible(shown)
+        self.set_up_action.blockSignals(True)
+        self.set_up_action.setChecked(shown)
+        self.set_up_action.blockSignals(False)
 
     def _on_frame(self, image: QImage) -> None:
         if not self.frozen:
             self.video.show_frame(self._with_reading(image) if self.last_reading is not None else image)
 
     def on_reading(self, frame_number: int, reading) -> None:
-        """A reading of the table arrived from the reading thread: follow the hand with it."""
+        """A reading of the table arrived from the reading thread: follow the hand with it. A frame
+        number going back means the same video started over (the demo plays its hand again); a
+        switch to another video resets the count (see :meth:`_play`) and the hand goes on."""
         if frame_number < self.last_frame_read:
-            self._hand_changed()  # the video started over: the demo plays its hand again
+            self._hand_changed()
         self.last_frame_read = frame_number
         self.last_reading = reading
         self.meld_outlines = self._meld_outlines(reading)

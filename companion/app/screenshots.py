@@ -1,5 +1,6 @@
-"""``python -m companion.app.screenshots docs/``: pictures of the main window, the end-of-hand dialog
-and the score sheet for the README, from an example game in a temporary database.
+"""``python -m companion.app.screenshots docs/``: pictures of the main window, the team areas being
+set up, the end-of-hand dialog and the score sheet for the README, from an example game in a
+temporary database.
 
 The main window shows the bundled demo hand part-way through, its side panel driven by the demo's
 recorded table events (``datasets/demo/events.json``: what the card reader reports once it is
@@ -68,22 +69,27 @@ def take(out: Path) -> list[Path]:
     window.show()
     QApplication.processEvents()  # lay the window out so the frame is scaled to the video area
     play_demo_until(window, DEMO_EVENTS_SHOWN)
-    shots = [out / "main-window.png", out / "end-of-hand.png", out / "score-sheet.png"]
+    shots = [out / "main-window.png", out / "table-areas.png", out / "end-of-hand.png", out / "score-sheet.png"]
     QApplication.processEvents()
     window.grab().save(str(shots[0]))
 
+    window.set_up_action.trigger()  # the team areas as first offered, ready to drag
+    QApplication.processEvents()
+    window.grab().save(str(shots[1]))
+    window.cancel_set_up()
+
     draft = HandDraft.from_state(window.state)
     draft.went_out = "B"
-    draft.teams["A"]["hands"] = [["5C", "9D", "JK"], ["AC"]]
+    draft.teams["A"]["hands"] = [["5C", "7D", "JK"], ["AC"]]
     dialog = EndOfHandDialog(window.game, draft, len(window.game.hands), window)
     dialog.show()
     QApplication.processEvents()
-    dialog.grab().save(str(shots[1]))
+    dialog.grab().save(str(shots[2]))
     dialog.close()
 
     window.tabs.setCurrentWidget(window.sheet_view)
     QApplication.processEvents()
-    window.grab().save(str(shots[2]))
+    window.grab().save(str(shots[3]))
     window.close()
     return shots
 

@@ -1,4 +1,5 @@
-"""The app's settings, kept in the store: table rules, variant, team names, camera, detection threshold."""
+"""The app's settings, kept in the store: table rules, variant, team names, the video played last,
+detection threshold."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from companion import TableRules
 from .game import DEFAULT_TEAM_NAMES
 from .store import Store
 
+#: Video sources other than a camera's id: the bundled demo hand, the video file played last.
+DEMO, VIDEO_FILE = "demo", "file"
 DEFAULT_THRESHOLD = 0.5  #: detections less sure than this are not shown (the card reader's cut-off)
 
 
@@ -18,13 +21,19 @@ class AppSettings:
     variant: str = "modern"
     table_rules: dict[str, Any] = field(default_factory=dict)  #: only the rules the table changed
     team_names: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_TEAM_NAMES))
-    camera: str | None = None  #: the camera's id, remembered between sessions
+    #: What played last, played again at the next start: a camera's id, ``"demo"`` or ``"file"``
+    #: (:attr:`video_file`); ``None`` before anything was chosen (the first camera, else the demo).
+    source: str | None = None
+    video_file: str | None = None  #: the video file played last
     threshold: float = DEFAULT_THRESHOLD
 
     @classmethod
     def load(cls, store: Store) -> AppSettings:
         defaults = asdict(cls())
-        return cls(**{key: store.setting(key, default) for key, default in defaults.items()})
+        settings = cls(**{key: store.setting(key, default) for key, default in defaults.items()})
+        if settings.source is None:  # the first versions kept only the camera, as "camera"
+            settings.source = store.setting("camera")
+        return settings
 
     def save(self, store: Store) -> None:
         store.set_settings(asdict(self))

@@ -16,7 +16,7 @@ from companion import SETTINGS, TEAMS, TableRulesError
 from companion.table_rules import SPECIAL_HAND_NAMES, Setting
 
 from .cameras import Camera
-from .settings import AppSettings
+from .settings import DEMO, VIDEO_FILE, AppSettings
 
 NONE_WORDS = {"wild_card_threshold": "no limit", "game_target": "the variant's own"}
 
@@ -49,12 +49,14 @@ class SettingsDialog(QDialog):
         self.team_names = {t: QLineEdit(settings.team_names[t]) for t in TEAMS}
         for team in TEAMS:
             form.addRow(f"Team {team} name", self.team_names[team])
-        self.camera = QComboBox()
-        self.camera.addItem("no camera: use the demo hand", None)
+        self.video = QComboBox()
         for camera in cameras:
-            self.camera.addItem(camera.description, camera.id)
-        self.camera.setCurrentIndex(max(0, self.camera.findData(settings.camera)))
-        form.addRow("Camera", self.camera)
+            self.video.addItem(f"Camera: {camera.description}", camera.id)
+        self.video.addItem("No camera: the demo hand", DEMO)
+        if settings.video_file:
+            self.video.addItem(f"The video file {settings.video_file}", VIDEO_FILE)
+        self.video.setCurrentIndex(max(0, self.video.findData(settings.source)))
+        form.addRow("Video", self.video)
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.05, 0.95)
         self.threshold.setSingleStep(0.05)
@@ -135,7 +137,8 @@ class SettingsDialog(QDialog):
             variant=self.variant.currentData(),
             table_rules=self.chosen_rules(),
             team_names={t: self.team_names[t].text().strip() or f"Team {t}" for t in TEAMS},
-            camera=self.camera.currentData(),
+            source=self.video.currentData(),
+            video_file=self.settings.video_file,
             threshold=round(self.threshold.value(), 2),
         )
         try:

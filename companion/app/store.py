@@ -1,4 +1,5 @@
-"""The score-sheet database: games, their confirmed hands, and the app's settings, in SQLite.
+"""The score-sheet database: games, their confirmed hands, the app's settings and each video's
+table set-up (the team areas players drew), in SQLite.
 
 The file lives in the user's data directory (``platformdirs.user_data_dir("canasta-companion")``);
 the environment variable ``CANASTA_COMPANION_DATA`` or the ``path`` argument points elsewhere (tests,
@@ -8,6 +9,8 @@ full or not at all, and killing the app never loses one (WAL journal, ``synchron
 A file that is damaged, belongs to another program, or was written by a newer version of the app
 raises a :class:`StoreError` subclass with a message for players; it is never reset silently.
 :func:`move_aside` renames such a file so a fresh database can be started while keeping the old one.
+A file written by an older version is brought up to date when opened (:data:`MIGRATIONS`), in one
+transaction, so it keeps every game.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ DATA_DIR_VARIABLE = "CANASTA_COMPANION_DATA"
 FILE_NAME = "scoresheets.sqlite3"
 #: Marks the file as ours in the SQLite header (``PRAGMA application_id``): "CnCo".
 APPLICATION_ID = 0x436E436F
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE games (
@@ -48,6 +51,17 @@ CREATE TABLE hands (
 CREATE INDEX hands_by_game ON hands (game_id, position);
 CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON values
 """
+
+#: What turns a file of version ``n - 1`` into version ``n``; a new file gets every step after SCHEMA.
+MIGRATIONS = {
+    2: """
+CREATE TABLE table_setups (
+    source TEXT PRIMARY KEY,            -- the video the areas were drawn on: a camera's id, a file, "demo"
+    setup TEXT NOT NULL,                -- JSON: vision.team_areas.TableSetup.to_json()
+    saved TEXT NOT NULL
+);
+""",
+}
 
 
 class StoreError(Exception):
@@ -142,13 +156,20 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        if version == 0:
+        if version < SCHEMA_VERSION:
             with self._transaction():
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                if version == 0:
+                    self._run(SCHEMA)
+                    self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                    version = 1
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    self._run(MIGRATIONS[step])
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _run(self, script: str) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                self._db.execute(statement)
 
     def _close_quietly(self) -> None:
         try:
@@ -248,4 +269,24 @@ class Store:
             self._db.executemany(
                 "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 [(key, json.dumps(value)) for key, value in values.items()],
+            )
+
+    # ---------------------------------------------------------------------------- table set-ups
+    # The team areas are drawn on a video's picture, in its pixels: each camera (and each video file)
+    # keeps its own, so switching source never puts one table's areas on another's picture.
+    def table_setup(self, source: str) -> dict[str, Any] | None:
+        """The set-up saved for a video source (JSON, as ``TableSetup.to_json()``), or ``None``."""
+        row = self._db.execute("SELECT setup FROM table_setups WHERE source = ?", (source,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
+        """Keep a source's set-up; ``None`` forgets it (the reader then finds the table's middle itself)."""
+        with self._transaction():
+            if setup is None:
+                self._db.execute("DELETE FROM table_setups WHERE source = ?", (source,))
+                return
+            self._db.execute(
+                "INSERT INTO table_setups (source, setup, saved) VALUES (?, ?, ?) "
+                "ON CONFLICT(source) DO UPDATE SET setup = excluded.setup, saved = excluded.saved",
+                (source, json.dumps(setup), _now()),
             )

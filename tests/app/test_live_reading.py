@@ -95,3 +95,91 @@ def test_the_overlay_draws_what_was_read(qtbot, store):
     drawn = window._with_reading(to_qimage(blank))
     pixels = np.frombuffer(drawn.constBits(), np.uint8).reshape(size[1], drawn.bytesPerLine())
     assert pixels.any()  # boxes and codes were painted on the black frame
+
+
+def hand_so_far(state):
+    """What a switch of video must not lose: each team's melds and threes, opened, dead ranks."""
+    return ({team: (sorted(tuple(sorted(c.code for c in m.cards)) for m in side.melds), side.opened,
+                    sorted(c.code for c in side.threes.cards)) for team, side in state.teams.items()},
+            sorted(state.dead_ranks.ranks), state.turn_card.drawn)
+
+
+def test_switching_the_video_mid_hand_keeps_the_hand(qtbot, store, monkeypatch):
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    frames = demo_truth()
+    setup = TableSetup(areas=team_areas(frames))
+
+    def read(truth):
+        return read_table(detections_from_truth(truth), (truth["image"]["width"], truth["image"]["height"]), setup)
+
+    straight, _ = follow_the_demo(qtbot, store)  # the whole hand on one video
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    middle = len(frames) // 2
+    for number, truth in enumerate(frames[:middle]):
+        window.on_reading(number, read(truth))
+    assert window.state.dead_ranks.ranks  # a canasta is down by then: there is a hand to lose
+    before = hand_so_far(window.state)
+
+    window.start_source("demo")  # another video: its frames are numbered from 0 again
+    assert hand_so_far(window.state) == before
+    for number, truth in enumerate(frames[middle:]):
+        window.on_reading(number, read(truth))
+    assert hand_so_far(window.state) == hand_so_far(straight.state)
+    assert window.broken_rule.text() == ""  # nothing already counted was counted again
+
+    window.on_reading(0, read(frames[0]))  # the same video starting over (the demo loops): a new hand
+    assert not any(side.melds for side in window.state.teams.values())
+    window.close()
+
+
+def test_a_reading_of_the_old_video_is_dropped_after_a_switch(qtbot):
+    import threading
+
+    from companion.app.live import LiveReading
+
+    class SlowReader:
+        def __init__(self):
+            self.started = threading.Event()
+
+        def read(self, frame):
+            self.started.set()
+            threading.Event().wait(0.3)
+            return int(frame[0, 0, 0])
+
+    reader = SlowReader()
+    live = LiveReading(reader)
+    delivered = []
+    live.reading.connect(lambda number, reading: delivered.append((number, reading)))
+    live.offer(7, np.full((4, 4, 3), 1, np.uint8))
+    assert reader.started.wait(5)
+    live.new_source()  # the old video stopped while its frame was being read
+    live.offer(0, np.full((4, 4, 3), 2, np.uint8))
+    qtbot.waitUntil(lambda: bool(delivered), timeout=5000)
+    qtbot.wait(400)
+    assert delivered == [(0, 2)]  # only the new video's frame
+    live.stop()
+
+
+def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_the_table(qtbot, store, monkeypatch):
+    from dataclasses import replace
+
+    from tests.app.hands import hand_out
+
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    window.sheet_view.add_hand(hand_out("A"))
+    assert window.state.scores == {"A": 670, "B": -5}
+    frames = demo_truth()
+    setup = TableSetup(areas=team_areas(frames))
+    for number, truth in enumerate(frames[:len(frames) // 2]):
+        size = (truth["image"]["width"], truth["image"]["height"])
+        window.on_reading(number, read_table(detections_from_truth(truth), size, setup))
+    before = hand_so_far(window.state)
+    window.sheet_view.delete_hand(0)  # that hand was entered by mistake
+    assert hand_so_far(window.state) == before and window.state.scores == {"A": 0, "B": 0}
+    window.sheet_view.undo_stack.undo()
+    assert hand_so_far(window.state) == before and window.state.scores == {"A": 670, "B": -5}
+    window.apply_settings(replace(window.settings, team_names={"A": "Ann & Bob", "B": "Cy & Di"}))
+    assert hand_so_far(window.state) == before and window.team_panels["B"].title() == "Cy && Di"

@@ -135,3 +135,70 @@ def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
     assert (f"finds {measured:.0%}" in status) and (("still in training" in status) == (measured < 0.95))
     unmeasured = load_card_reader(tmp_path / "missing.json")[1]
     assert "not measured" in unmeasured
+
+
+def reopened(qtbot, path):
+    """The app started again on the same score-sheet file, playing what it played last."""
+    w = MainWindow(Store(path))
+    qtbot.addWidget(w)
+    return w
+
+
+def closed(w):
+    w.close()
+    w.store.close()
+
+
+def test_the_video_file_played_is_reopened_next_time_and_the_demo_plays_when_it_is_gone(qtbot, tmp_path, monkeypatch):
+    from companion.app.main_window import OPEN_FILE
+    from companion.app.settings import DEMO, VIDEO_FILE
+
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    video = tmp_path / "our table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
+    for i in range(30):
+        writer.write(np.full((240, 320, 3), i * 8, np.uint8))
+    writer.release()
+    monkeypatch.setattr("companion.app.main_window.QFileDialog.getOpenFileName", lambda *args: (str(video), ""))
+    path = tmp_path / "s.sqlite3"
+    first = MainWindow(Store(path), start_video=False)
+    qtbot.addWidget(first)
+    first.start_source(OPEN_FILE)
+    assert first.playing == str(video) and first.source.currentText() == "Video: our table.avi"
+    closed(first)
+
+    again = reopened(qtbot, path)
+    assert again.playing == str(video) and again.source.currentData() == VIDEO_FILE
+    qtbot.waitUntil(lambda: again.video.frames_shown >= 1, timeout=5000)
+    closed(again)
+
+    video.unlink()
+    third = reopened(qtbot, path)
+    assert third.playing == DEMO and third.source.currentData() == DEMO
+    assert "not there any more" in third.statusBar().currentMessage() and "our table.avi" in third.statusBar().currentMessage()
+    assert AppSettings.load(third.store).video_file is None
+    closed(third)
+
+
+def test_the_chosen_camera_or_the_demo_is_played_again_next_time(qtbot, tmp_path, monkeypatch):
+    from companion.app.cameras import Camera
+    from companion.app.settings import DEMO
+
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    cameras = [Camera("/dev/video-one", "Kitchen"), Camera("/dev/video-two", "Over the table")]
+    monkeypatch.setattr("companion.app.main_window.list_cameras", lambda: cameras)
+    path = tmp_path / "s.sqlite3"
+    first = MainWindow(Store(path), start_video=False)
+    qtbot.addWidget(first)
+    first.start_source("/dev/video-two")
+    closed(first)
+    again = reopened(qtbot, path)
+    assert again.playing == "/dev/video-two" and again.source.currentText() == "Camera: Over the table"
+    again.start_source(DEMO)  # the players watch the demo: a camera is there, but the demo is what they chose
+    closed(again)
+    assert reopened(qtbot, path).playing == DEMO
+
+    cameras[:] = [cameras[0]]
+    Store(path).set_settings({"source": "/dev/video-two"})
+    unplugged = reopened(qtbot, path)
+    assert unplugged.playing == "/dev/video-one" and "not connected" in unplugged.statusBar().currentMessage()

@@ -102,3 +102,36 @@ def test_move_aside_keeps_the_old_file_and_allows_a_fresh_start(tmp_path):
     aside = move_aside(error.value.path)
     assert aside.read_bytes() == b"garbage" * 1000 and not path.exists()
     assert Store(path).games() == []
+
+
+AREAS = {"areas": {"A": [[10, 300], [630, 300], [630, 470], [10, 470]], "B": [[10, 10], [630, 10], [630, 180], [10, 180]]}}
+
+
+def test_table_setups_are_kept_per_video_source(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    assert store.table_setup("/dev/video0") is None
+    store.save_table_setup("/dev/video0", AREAS)
+    store.close()
+    again = Store(tmp_path / "s.sqlite3")
+    assert again.table_setup("/dev/video0") == AREAS and again.table_setup("demo") is None
+    again.save_table_setup("/dev/video0", None)  # back to the reader finding the middle itself
+    assert again.table_setup("/dev/video0") is None
+
+
+def test_a_database_from_the_first_version_opens_and_keeps_its_games(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    store = Store(path)
+    game = new_game(store)
+    game.add(hand_out("A"))
+    store.close()
+    old = sqlite3.connect(path)  # as version 1 wrote it: no table set-ups yet
+    old.execute("DROP TABLE table_setups")
+    old.execute("PRAGMA user_version = 1")
+    old.close()
+
+    again = Store(path)
+    assert Game.load(again, game.id).hands == [hand_out("A")]
+    again.save_table_setup("demo", AREAS)
+    assert again.table_setup("demo") == AREAS
+    again.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2

@@ -1,0 +1,145 @@
+"""Players set each team's area by dragging its corners on the picture; the reader uses the areas
+and they are kept for that video."""
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QPushButton
+
+from companion.app.main_window import MainWindow
+from companion.app.settings import DEMO
+from companion.app.store import Store
+from vision.card_reader import read_table
+from vision.detections import Detections
+from vision.team_areas import TableSetup
+
+DEMO_SIZE = (960, 540)
+
+
+class RecordingReader:
+    """Stands in for the card reader: reads no cards, and remembers the set-up each frame was read with."""
+
+    def __init__(self):
+        self.setup = TableSetup()
+        self.used = []
+
+    def read(self, frame):
+        self.used.append(self.setup)
+        return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]), self.setup)
+
+
+def demo_window(qtbot, store, monkeypatch):
+    reader = RecordingReader()
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (reader, "Card reader ready"))
+    w = MainWindow(store, start_video=False)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    w.start_source(DEMO)
+    qtbot.waitUntil(lambda: w.video.frames_shown >= 1, timeout=10000)
+    return w, reader
+
+
+def button(w, text):
+    return next(b for b in w.set_up_bar.findChildren(QPushButton) if b.text() == text)
+
+
+def drag(qtbot, widget, start: QPoint, end: QPoint):
+    qtbot.mousePress(widget, Qt.LeftButton, pos=start)
+    qtbot.mouseMove(widget, (start + end) / 2)
+    qtbot.mouseMove(widget, end)
+    qtbot.mouseRelease(widget, Qt.LeftButton, pos=end)
+
+
+def test_dragging_a_corner_sets_the_area_the_reader_uses_and_it_is_kept(qtbot, tmp_path, monkeypatch):
+    path = tmp_path / "s.sqlite3"
+    w, reader = demo_window(qtbot, Store(path), monkeypatch)
+    assert w.table_setup.areas is None  # nothing set yet: the reader finds the middle itself
+
+    w.set_up_action.trigger()
+    assert w.video.editing and w.set_up_bar.isVisible()
+    area_a = w.video.areas["A"].copy()
+    corner = area_a[0]  # team A's far-left corner, in frame pixels
+    scale = w.video.picture_rect().width() / DEMO_SIZE[0]
+    assert abs(scale - 1) > 0.1  # the picture is scaled: widget and frame pixels differ
+    grab = w.video.to_widget(corner).toPoint()
+    drop = grab + QPoint(30, -45)
+    drag(qtbot, w.video, grab, drop)
+    moved = w.video.areas["A"][0]
+    assert np.allclose(moved, w.video.to_frame(QPointF(drop)))
+    assert np.allclose(moved - corner, np.array([30, -45]) / scale, atol=1.5 / scale)  # in frame pixels
+    assert np.allclose(w.video.areas["A"][1:], area_a[1:])  # only that corner moved
+
+    qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
+    assert not w.video.editing and not w.set_up_bar.isVisible() and not w.set_up_action.isChecked()
+    assert np.allclose(w.table_setup.areas["A"][0], moved)
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1] is w.table_setup, timeout=10000)
+    w.close()
+    w.store.close()
+
+    # Reopened: the demo's areas come back, and the reader is given them.
+    again, reader = demo_window(qtbot, Store(path), monkeypatch)
+    assert np.allclose(again.table_setup.areas["A"][0], moved, atol=0.01)
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1].areas is not None, timeout=10000)
+    assert np.allclose(reader.used[-1].areas["A"][0], moved, atol=0.01)
+
+    # Reset to default: no areas any more, for the reader and in the store.
+    again.set_up_action.trigger()
+    assert np.allclose(again.video.areas["A"][0], moved, atol=0.01)  # editing starts from the kept areas
+    qtbot.mouseClick(button(again, "Reset to default"), Qt.LeftButton)
+    assert again.table_setup.areas is None and again.store.table_setup(DEMO) is None
+    qtbot.waitUntil(lambda: reader.used[-1].areas is None, timeout=10000)
+    again.close()
+
+
+def test_a_whole_area_can_be_moved_and_cancel_keeps_the_areas_as_they_were(qtbot, store, monkeypatch):
+    w, _ = demo_window(qtbot, store, monkeypatch)
+    w.set_up_action.trigger()
+    before = {team: polygon.copy() for team, polygon in w.video.areas.items()}
+    inside = w.video.to_widget(before["B"].mean(axis=0)).toPoint()
+    drag(qtbot, w.video, inside, inside + QPoint(30, 0))
+    shift = w.video.areas["B"] - before["B"]
+    assert np.allclose(shift, shift[0]) and shift[0][0] > 0 and np.allclose(w.video.areas["A"], before["A"])
+    qtbot.mouseClick(button(w, "Cancel"), Qt.LeftButton)
+    assert w.table_setup.areas is None and store.table_setup(DEMO) is None and w.video.areas is None
+
+
+def test_setting_up_needs_a_picture(qtbot, store):
+    w = MainWindow(store, start_video=False)
+    qtbot.addWidget(w)
+    w.set_up_action.trigger()
+    assert not w.video.editing and not w.set_up_action.isChecked()
+    assert "Start a camera or a video first" in w.statusBar().currentMessage()
+
+
+def test_the_tables_corners_give_the_reader_a_top_down_view_and_are_kept(qtbot, tmp_path, monkeypatch):
+    import cv2
+
+    from companion.app.video_view import TABLE
+
+    path = tmp_path / "s.sqlite3"
+    w, reader = demo_window(qtbot, Store(path), monkeypatch)
+    w.set_up_action.trigger()
+    w.mark_corners.setChecked(True)  # the camera films the table at an angle
+    far_left = w.video.areas[TABLE][0].copy()
+    grab = w.video.to_widget(far_left).toPoint()
+    drag(qtbot, w.video, grab, grab + QPoint(40, 20))
+    dropped = w.video.areas[TABLE][0].copy()
+    assert not np.allclose(dropped, far_left)
+    qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
+
+    perspective = w.table_setup.perspective
+    assert perspective is not None and w.table_setup.areas is not None
+    seen_from_above = cv2.perspectiveTransform(dropped.reshape(1, 1, 2), perspective).reshape(2)
+    assert np.allclose(seen_from_above, [-500, -500], atol=0.5)  # the far-left corner of the top-down view
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1] is w.table_setup, timeout=10000)
+    w.close()
+    w.store.close()
+
+    again, _ = demo_window(qtbot, Store(path), monkeypatch)
+    again.set_up_action.trigger()
+    assert again.mark_corners.isChecked() and np.allclose(again.video.areas[TABLE][0], dropped, atol=0.5)
+    again.mark_corners.setChecked(False)  # the camera was moved above the table: no perspective now
+    qtbot.mouseClick(button(again, "Done"), Qt.LeftButton)
+    assert again.table_setup.perspective is None and again.table_setup.areas is not None
+    again.close()

@@ -33,7 +33,7 @@ PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: and its direction within this many degrees; loosely (any direction: a fanned card is turned)
 #: for indexes no strict pair took.
 STRICT = (0.15, 15.0)
-LOOSE = (0.25, 180.0)
+LOOSE = (0.25, 60.0)
 #: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58° seen from
 #: above; a tilted camera flattens it when the table's perspective is not set.
 DIAGONAL_SLOPE = {"top-down": (40.0, 65.0), "camera": (30.0, 70.0)}
@@ -266,7 +266,17 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> boo
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
     between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
+    if abs(way[1]) > abs(way[0]):  # down a card's side, where a neighbouring fan may reach across
+        return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
     return bool(between.any())
+
+
+def _of_one_meld(card: int, other: int) -> bool:
+    """Whether cards of two classes may lie in one meld: one rank, or wild cards. A card between two
+    indexes down one side says they are two cards of one column only if it may be in their meld:
+    the card of a neighbouring fan reaching across a fanned card's side shows its index there too."""
+    mine, theirs = Card.parse(CLASS_NAMES[card]), Card.parse(CLASS_NAMES[other])
+    return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
 def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:

@@ -119,8 +119,9 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
 
 def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
     """Where the table's middle line crosses the frame when nobody set the table up: the sparsest
-    row between the two teams' cards (only the discard pile and turn card lie there), with at least
-    a sixth of the indexes on either side; the frame's middle when it shows only one team."""
+    row between the two teams' cards (only the discard pile and turn card lie there), nearest the
+    frame's middle (``heights`` are measured from it), with at least a sixth of the indexes on
+    either side; the frame's middle when it shows only one team."""
     bandwidth = 1.5 * float(np.median(sizes))
     grid = np.linspace(heights.min(), heights.max(), 200)
     density = np.exp(-0.5 * ((grid[:, None] - heights[None, :]) / bandwidth) ** 2).sum(axis=1)
@@ -128,7 +129,10 @@ def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
     allowed = (below >= MIN_TEAM_SHARE) & (below <= 1 - MIN_TEAM_SHARE)
     if not allowed.any():
         return 0.0
-    return float(grid[allowed][np.argmin(density[allowed])])
+    # Players point the camera at the table, so of rows about as sparse the one nearer the frame's
+    # middle is likelier (the gap between a team's melds and its spread hands is sparse too).
+    cost = density / density.max() + np.abs(grid) / max(float(np.ptp(heights)), 1e-9)
+    return float(grid[allowed][np.argmin(cost[allowed])])
 
 
 def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -249,12 +253,12 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, to
 def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
     """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
     (infinite when beyond the tolerances)."""
-    first, second = (p, q) if p.sum() <= q.sum() else (q, p)
-    step = second - first
+    step = q - p
     length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
-    return min((abs(length - expected) / expected + abs(angle - direction) / 180.0
-                for direction, expected in offsets
-                if abs(length - expected) <= tolerance[0] * expected and abs(angle - direction) <= tolerance[1]),
+    # Which index comes first is unknown, so directions are compared as lines (modulo 180°).
+    turns = [abs((angle - direction + 90.0) % 180.0 - 90.0) for direction, _ in offsets]
+    return min((abs(length - expected) / expected + turn / 180.0 for (_, expected), turn in zip(offsets, turns)
+                if abs(length - expected) <= tolerance[0] * expected and turn <= tolerance[1]),
                default=np.inf)
 
 

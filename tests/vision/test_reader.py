@@ -10,7 +10,7 @@ import pytest
 from companion.handfile import score_report
 from vision import CardReader
 from vision.card_reader import DetectorMissing, read_table
-from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, synthetic_scenes
+from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, readable, synthetic_scenes
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
 from vision.table_state import TableState, TeamTable
@@ -134,3 +134,17 @@ def test_card_reader_runs_any_detector_on_a_frame(small_atlas):
     reading = CardReader(detector=SceneLabels()).read(image)
     assert reading.image_size == (640, 360)
     assert judge(reading, scene.ground_truth()).scenes == 1
+
+
+FANS = LayoutStyle(overlap=0.3, column_gap=0.3, fan_melds=True, squares_canastas=True, messiness=0.02)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 8])
+def test_fanned_melds_with_both_copies_of_a_card_are_read_exactly(small_atlas, seed):
+    # A fanned card is turned, a neighbouring fan may reach across its side, and a wild card ends a
+    # fan beside (not below) the card before it.
+    melds = [["8S", "8H", "8S", "8D"], ["KC", "KD", "KC", "KH"], ["4H", "4D", "4H", "2S"]]
+    reading, truth = _read(small_atlas, _table(a_melds=melds, b_melds=[["JD", "JS", "JD", "JC"]]), seed=seed, style=FANS)
+    assert readable(truth)
+    assert sorted(sorted(m.codes) for m in reading.teams["A"].melds) == sorted(sorted(m) for m in melds)
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["JC", "JD", "JD", "JS"]]

@@ -30,6 +30,8 @@ HAND_ROW_HEIGHT = 0.6
 MAX_WILDS_IN_MIXED = 2
 #: The turn card shows at least this many card heights left of the discard pile.
 TURN_CARD_GAP = 0.25
+#: A fanned meld's last card may lie up to this many card heights above the one before it.
+FAN_RISE = 0.25
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
 STEP = (0.6, 0.55)
 
@@ -101,16 +103,24 @@ def _melds_by_rank(cards: list[SeenCard], width: float, height: float) -> list[l
         if len(chain) > MAX_WILDS_IN_MIXED:
             melds.append(chain)  # more wild cards than a mixed meld holds: a wild-card meld
             continue
-        # A wild card sits at the end of a meld (never on a pile: one natural card alone), and a
-        # joker's index, printed elsewhere than the other decks', may sit up to a card away.
+        # A wild card sits at the end of a meld (never on a pile: one natural card alone): below it
+        # in a column, a joker's index (printed elsewhere than the other decks') up to a card away;
+        # or one step beside it in a fan, whose cards may rise towards the middle.
         near = [(abs(n.top_left[0] - w.top_left[0]) / width + abs(n.top_left[1] - w.top_left[1]) / height, i)
                 for i, meld in enumerate(melds[:len(naturals)]) if len(meld) > 1 for n in meld for w in chain
-                if abs(n.top_left[0] - w.top_left[0]) < width and 0 < w.top_left[1] - n.top_left[1] < height]
+                if _sits_after(w, n, width, height)]
         if near:
             melds[min(near)[1]] += chain
         else:
             melds.append(chain)
     return melds
+
+
+def _sits_after(wild: SeenCard, natural: SeenCard, width: float, height: float) -> bool:
+    """Whether a wild card lies where the next card of a meld goes after ``natural``."""
+    across = abs(wild.top_left[0] - natural.top_left[0])
+    down = wild.top_left[1] - natural.top_left[1]
+    return (across < width and 0 < down < height) or (across < STEP[0] * width and -FAN_RISE * height < down <= 0)
 
 
 def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:

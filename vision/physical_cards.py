@@ -33,7 +33,7 @@ PRIOR_DIAGONAL = np.array([3.0, 4.2])
 #: and its direction within this many degrees; loosely (any direction: a fanned card is turned)
 #: for indexes no strict pair took.
 STRICT = (0.15, 15.0)
-LOOSE = (0.25, 180.0)
+LOOSE = (0.25, 60.0)
 #: The slope of a card's index diagonal, in degrees: the decks' lie between 48° and 58° seen from
 #: above; a tilted camera flattens it when the table's perspective is not set.
 DIAGONAL_SLOPE = {"top-down": (40.0, 65.0), "camera": (30.0, 70.0)}
@@ -119,8 +119,9 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
 
 def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
     """Where the table's middle line crosses the frame when nobody set the table up: the sparsest
-    row between the two teams' cards (only the discard pile and turn card lie there), with at least
-    a sixth of the indexes on either side; the frame's middle when it shows only one team."""
+    row between the two teams' cards (only the discard pile and turn card lie there), nearest the
+    frame's middle (``heights`` are measured from it), with at least a sixth of the indexes on
+    either side; the frame's middle when it shows only one team."""
     bandwidth = 1.5 * float(np.median(sizes))
     grid = np.linspace(heights.min(), heights.max(), 200)
     density = np.exp(-0.5 * ((grid[:, None] - heights[None, :]) / bandwidth) ** 2).sum(axis=1)
@@ -128,7 +129,10 @@ def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
     allowed = (below >= MIN_TEAM_SHARE) & (below <= 1 - MIN_TEAM_SHARE)
     if not allowed.any():
         return 0.0
-    return float(grid[allowed][np.argmin(density[allowed])])
+    # Players point the camera at the table, so of rows about as sparse the one nearer the frame's
+    # middle is likelier (the gap between a team's melds and its spread hands is sparse too).
+    cost = density / density.max() + np.abs(grid) / max(float(np.ptp(heights)), 1e-9)
+    return float(grid[allowed][np.argmin(cost[allowed])])
 
 
 def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -249,12 +253,12 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, to
 def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
     """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
     (infinite when beyond the tolerances)."""
-    first, second = (p, q) if p.sum() <= q.sum() else (q, p)
-    step = second - first
+    step = q - p
     length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
-    return min((abs(length - expected) / expected + abs(angle - direction) / 180.0
-                for direction, expected in offsets
-                if abs(length - expected) <= tolerance[0] * expected and abs(angle - direction) <= tolerance[1]),
+    # Which index comes first is unknown, so directions are compared as lines (modulo 180°).
+    turns = [abs((angle - direction + 90.0) % 180.0 - 90.0) for direction, _ in offsets]
+    return min((abs(length - expected) / expected + turn / 180.0 for (_, expected), turn in zip(offsets, turns)
+                if abs(length - expected) <= tolerance[0] * expected and turn <= tolerance[1]),
                default=np.inf)
 
 
@@ -266,7 +270,17 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> boo
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
     between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
+    if abs(way[1]) > abs(way[0]):  # down a card's side, where a neighbouring fan may reach across
+        return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
     return bool(between.any())
+
+
+def _of_one_meld(card: int, other: int) -> bool:
+    """Whether cards of two classes may lie in one meld: one rank, or wild cards. A card between two
+    indexes down one side says they are two cards of one column only if it may be in their meld:
+    the card of a neighbouring fan reaching across a fanned card's side shows its index there too."""
+    mine, theirs = Card.parse(CLASS_NAMES[card]), Card.parse(CLASS_NAMES[other])
+    return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
 def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:

@@ -219,19 +219,25 @@ class TableTracker:
     def _unseen(self, top: str, count: int, seen: tuple[str, ...] = (), *, team: str, rank: str) -> tuple[str, ...]:
         """``count`` cards of a canasta squared before the camera saw them: its top card, then cards
         of its rank in suits the pack still has (a black top card on a natural rank means a mixed
-        canasta, so one of them is a 2). The players correct the suits at the end if they matter."""
+        canasta, so one of them is a 2). The players correct the suits at the end if they matter.
+
+        The top card is one of the unseen cards only if the pack still has a copy of it: players
+        put a card of the right colour on top, often one the meld already showed (a meld showing
+        both J♥ squared with a club under a J♥ holds two J♥, not three)."""
         if count <= 0:
             return ()
         used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
         used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
-        used.update(seen)
-        used[top] += 1
+        used |= Counter(seen)  # the seen cards of a meld already in the hand state count once
+        top_is_new = used[top] < (JOKERS_IN_PACK if top == JOKER else COPIES_PER_CARD)
+        used[top] += top_is_new
         card = Card.parse(top)
-        mixed = not card.is_wild and not card.is_red and count >= 2 and not any(Card.parse(c).is_wild for c in seen)
-        rest = (*spare_cards(used, "2" if card.is_wild else card.rank, count - 1 - mixed),
+        guesses = count - top_is_new
+        mixed = not card.is_wild and not card.is_red and guesses >= 1 and not any(Card.parse(c).is_wild for c in seen)
+        rest = (*spare_cards(used, "2" if card.is_wild else card.rank, guesses - mixed),
                 *(spare_cards(used, "2", 1) if mixed else ()))
         self.guessed[(team, rank)] = self.guessed.get((team, rank), ()) + rest
-        return (top, *rest)
+        return (top, *rest) if top_is_new else rest
 
     def _close(self, team: str, rank: str) -> None:
         number = self._meld_numbers[team].get(rank)

@@ -7,10 +7,11 @@ import random
 import numpy as np
 import pytest
 
+from companion.cards import Card
 from companion.handfile import score_report
 from vision import CardReader
 from vision.card_reader import DetectorMissing, read_table
-from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, synthetic_scenes
+from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, readable, synthetic_scenes
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
 from vision.table_state import TableState, TeamTable
@@ -134,3 +135,33 @@ def test_card_reader_runs_any_detector_on_a_frame(small_atlas):
     reading = CardReader(detector=SceneLabels()).read(image)
     assert reading.image_size == (640, 360)
     assert judge(reading, scene.ground_truth()).scenes == 1
+
+
+FANS = LayoutStyle(overlap=0.3, column_gap=0.3, fan_melds=True, squares_canastas=True, messiness=0.02)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 8])
+def test_fanned_melds_with_both_copies_of_a_card_are_read_exactly(small_atlas, seed):
+    # A fanned card is turned, a neighbouring fan may reach across its side, and a wild card ends a
+    # fan beside (not below) the card before it.
+    melds = [["8S", "8H", "8S", "8D"], ["KC", "KD", "KC", "KH"], ["4H", "4D", "4H", "2S"]]
+    reading, truth = _read(small_atlas, _table(a_melds=melds, b_melds=[["JD", "JS", "JD", "JC"]]), seed=seed, style=FANS)
+    assert readable(truth)
+    assert sorted(sorted(m.codes) for m in reading.teams["A"].melds) == sorted(sorted(m) for m in melds)
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["JC", "JD", "JD", "JS"]]
+
+
+def test_without_a_setup_the_half_nearer_the_camera_is_team_a_even_with_hands_spread(small_atlas):
+    # The rows between team A's melds and its spread hands are as empty as the table's middle: the
+    # middle line must still fall between the teams (a camera from A's side, seed 20, looking down).
+    from vision.camera import random_camera
+
+    state = _table(a_melds=[["KH", "KS", "KD"], ["7C", "7D", "7H", "7S"]], b_melds=[["QH", "QS", "QD"]],
+                   hands={"A": [["5C", "9D", "AS", "JD", "4C"], ["6H", "8S", "10C", "AH"]], "B": [["6C", "9H"], ["4D", "10H"]]})
+    camera = random_camera(random.Random(20), SIZE, (0.0, 0.0), card_height_px=45)
+    scene = build_scene(small_atlas, 20, SIZE, "test", state=state, style=COLUMNS, camera=camera, occluders=[])
+    reading = read_table(detections_from_truth(scene.ground_truth()), SIZE)
+    hands = {team: sorted(sorted(c.code for c in hand) for hand in reading.teams[team].hands) for team in ("A", "B")}
+    assert hands == {"A": [["10C", "6H", "8S", "AH"], ["4C", "5C", "9D", "AS", "JD"]], "B": [["10H", "4D"], ["6C", "9H"]]}
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["QD", "QH", "QS"]]
+    assert all(Card.parse(m.codes[0]).rank in "K7" for m in reading.teams["A"].melds)

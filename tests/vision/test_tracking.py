@@ -45,6 +45,20 @@ def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_me
     assert sorted(pile) == sorted(six + ["KS"])
 
 
+def test_a_top_card_the_meld_already_shows_twice_is_not_the_card_that_closed_it():
+    # Both J♥ are in the meld; it is squared with a J♥ on top: the seventh card is another jack.
+    tracker = TableTracker(confirm=2)
+    six = ["JS", "JH", "JD", "JS", "JD", "JH"]
+    squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("JH", (0, 0, 1, 1), 0.9), 0.0),)),
+                                        "B": TeamReading()})
+    for reading in [_reading()] * 2 + [_reading([six])] * 2 + [squared] * 2:
+        tracker.update(reading)
+    (closing,) = [e for e in tracker.events if e.kind == "canasta"]
+    assert closing.cards == ("JC",)  # the one jack the pack still has
+    assert sorted(tracker.pile_contents[("A", "J")]) == sorted(six + ["JC"])
+    assert tracker.guessed[("A", "J")] == ("JC",)  # a guess the players may correct
+
+
 def test_simulated_hand_video_events_dead_ranks_and_turn_card():
     result = evaluate_video(DEMO)
     assert result.events_match, list(zip(result.truth_events, result.read_events))

@@ -1,7 +1,9 @@
 """One game being played: the core's :class:`ScoreSheet` kept in step with the database.
 
 Every change is checked by the game core first, then committed to the store in one transaction, and
-only then applied in memory, so what the players see is always what is on disk.
+only then applied in memory, so what the players see is always what is on disk. The hand in progress
+on the table is kept with the game: adding a hand scored from the table clears it in the same
+transaction, and taking that hand back off the sheet can put it back.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
 from companion.handfile import hand_warnings
 
-from .store import GameRecord, Store
+from .store import UNCHANGED, GameRecord, Store
 
 DEFAULT_TEAM_NAMES = {"A": "Team A", "B": "Team B"}
 
@@ -71,12 +73,13 @@ class Game:
         return data
 
     # --------------------------------------------------------------------------------- changes
-    def add(self, hand: dict[str, Any]) -> None:
-        self.insert(len(self.hands), hand)
+    def add(self, hand: dict[str, Any], hand_in_progress: Any = UNCHANGED) -> None:
+        """Add a hand at the end of the sheet; ``hand_in_progress=None`` also clears the table's."""
+        self.insert(len(self.hands), hand, hand_in_progress)
 
-    def insert(self, position: int, hand: dict[str, Any]) -> None:
+    def insert(self, position: int, hand: dict[str, Any], hand_in_progress: Any = UNCHANGED) -> None:
         after = self._sheet_with(lambda s: s.hands.insert(position, self._checked(hand)))
-        self.store.insert_hand(self.id, position, hand, after.game_over)
+        self.store.insert_hand(self.id, position, hand, after.game_over, hand_in_progress)
         self.sheet = after
 
     def replace(self, position: int, hand: dict[str, Any]) -> None:
@@ -84,13 +87,21 @@ class Game:
         self.store.replace_hand(self.id, position, hand, after.game_over)
         self.sheet = after
 
-    def delete(self, position: int) -> dict[str, Any]:
-        """Delete hand ``position`` and return it (for undo)."""
+    def delete(self, position: int, hand_in_progress: Any = UNCHANGED) -> dict[str, Any]:
+        """Delete hand ``position`` and return it (for undo); ``hand_in_progress`` puts a hand on the
+        table in the same transaction (the hand taken back off the sheet)."""
         hand = copy.deepcopy(self.hands[position])
         after = self._sheet_with(lambda s: s.delete(position))
-        self.store.delete_hand(self.id, position, after.game_over)
+        self.store.delete_hand(self.id, position, after.game_over, hand_in_progress)
         self.sheet = after
         return hand
+
+    def hand_in_progress(self) -> dict[str, Any] | None:
+        """The hand on this game's table when it was last saved (``None``: none under way)."""
+        return self.store.hand_in_progress(self.id)
+
+    def save_hand_in_progress(self, hand: dict[str, Any] | None) -> None:
+        self.store.save_hand_in_progress(self.id, hand)
 
     def set_team_names(self, names: dict[str, str]) -> None:
         self.store.update_game(self.id, variant=self.variant, table_rules=self.rules.to_dict(), team_names=names)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -14,17 +15,19 @@ from PySide6.QtWidgets import (
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
 from companion.hand import Event
+from companion.handlog import HandLogError
 
 from .cameras import list_cameras
 from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .game import Game
+from .hand_in_progress import hand_log, resumed
 from .live import LiveReading
 from .reader import load_card_reader
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
-from .store import Store
+from .store import Store, StoreError
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
@@ -32,7 +35,7 @@ from .video_view import TABLE, VideoView
 from .words import as_title
 
 from vision.team_areas import TableSetup, TableSetupError
-from vision.tracking import TableTracker, settle_guesses
+from vision.tracking import settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
@@ -70,7 +73,6 @@ class MainWindow(QMainWindow):
         self.store = store
         self.settings = AppSettings.load(store)
         self.game = self._current_game()
-        self.state = self._new_hand_state()
         self.frozen = False
         self.cameras = list_cameras()
         self.setWindowTitle("Canasta Companion")
@@ -100,7 +102,7 @@ class MainWindow(QMainWindow):
         self._build_menu()
         self.reader, reader_message = load_card_reader()
         self.statusBar().showMessage(reader_message)
-        self._follow_new_hand()
+        self._resume_saved_hand()
         self.readings_taken = 0
         self.live: LiveReading | None = None
         if self.reader is not None:
@@ -247,6 +249,11 @@ class MainWindow(QMainWindow):
         self.sheet_view.set_game(game)
         self._hand_changed()
 
+    @property
+    def state(self) -> HandState:
+        """The hand in progress, as the tracker follows it."""
+        return self.tracker.state
+
     def _sheet_changed(self, _index: int | None = None) -> None:
         """A hand on the sheet was corrected, deleted, or the change undone: the hand on the table
         goes on as it is, with the new totals (only scoring it starts the next one)."""
@@ -255,17 +262,41 @@ class MainWindow(QMainWindow):
 
     def _hand_changed(self) -> None:
         """A new hand starts, from the sheet's totals (its opening minimums)."""
-        self.state = self._new_hand_state()
-        self._follow_new_hand()
-        self.broken_rule.clear()
-        self.refresh_table()
+        self._show_hand(None)
 
-    def _follow_new_hand(self) -> None:
-        """The video's readings drive this hand's state from now on."""
-        self.tracker = TableTracker(state=self.state)
+    def _show_hand(self, log: dict | None, saved: bool = False) -> None:
+        """Put a hand on the table: a saved one (``log``, as :func:`hand_log` wrote it) or a new one;
+        the video's readings drive it from now on. ``saved``: the store already holds ``log``."""
+        self.tracker = resumed(log, self._new_hand_state())
+        self._saved_events = len(self.state.events) if saved else -1
         self.last_reading = None
         self.meld_outlines: list[tuple[tuple[float, float, float, float], bool]] = []
         self.last_frame_read = -1
+        self.broken_rule.clear()
+        self._save_hand()
+        self.refresh_table()
+
+    def _resume_saved_hand(self) -> None:
+        """The hand that was on the table when the app closed (or was killed) comes back as it was."""
+        try:
+            self._show_hand(self.game.hand_in_progress(), saved=True)
+        except (StoreError, HandLogError) as error:
+            self._show_hand(None)
+            self.broken_rule.setText(f"The hand in progress saved last time can't be read ({error}), so the "
+                                     "table starts a new hand. The score sheet and its games are safe.")
+
+    def _save_hand(self) -> None:
+        """Keep the hand in progress on disk after each change on the table (one transaction each),
+        so a restart resumes it."""
+        if len(self.state.events) == self._saved_events:
+            return
+        try:
+            self.game.save_hand_in_progress(hand_log(self.tracker))
+        except sqlite3.Error as error:
+            self.statusBar().showMessage(f"The hand in progress could not be saved ({error}); "
+                                         "the score sheet keeps every confirmed hand.")
+            return
+        self._saved_events = len(self.state.events)
 
     def new_game(self) -> None:
         self.set_game(self._start_game())
@@ -313,6 +344,7 @@ class MainWindow(QMainWindow):
         """Something happened on the table: show the hand as it now stands, and any rule it broke."""
         problems = self.state.apply(event)
         self.broken_rule.setText("\n".join(f"Not allowed: {p.message} ({p.source})" for p in problems))
+        self._save_hand()
         self.refresh_table()
 
     def turn_card_drawn(self) -> None:
@@ -336,11 +368,19 @@ class MainWindow(QMainWindow):
         self.frozen = True
         try:
             dialog = EndOfHandDialog(self.game, self.end_of_hand_draft(), len(self.game.hands), self)
-            if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(dialog.hand()):
-                self._hand_changed()  # that hand is over: the next one starts from the new totals
+            if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(
+                    dialog.hand(), hand_log(self.tracker), self._table_shows):
                 self.tabs.setCurrentWidget(self.sheet_view)
         finally:
             self.frozen = False
+
+    def _table_shows(self, log: dict | None) -> None:
+        """A hand was scored (``None``: the next hand starts from the new totals), or its scoring
+        undone (``log``: that hand is back on the table as it was scored); the store already holds it."""
+        if log is not None and self.state.events:
+            self.statusBar().showMessage("The hand taken back off the score sheet is on the table again, "
+                                         "in place of the hand that had begun.")
+        self._show_hand(log, saved=True)
 
     # ------------------------------------------------------------------------------- the video
     def _source_at_start(self) -> str:
@@ -495,6 +535,7 @@ class MainWindow(QMainWindow):
         broken = [v for event in events for v in event.violations]
         if broken:
             self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in broken))
+        self._save_hand()
         if events:
             self.refresh_table()
 

@@ -129,10 +129,26 @@ class SheetView(QWidget):
         return rows[0].row() if rows else None
 
     # ---------------------------------------------------------------------------- player intent
-    def add_hand(self, hand: dict[str, Any]) -> bool:
+    def add_hand(self, hand: dict[str, Any], from_table: dict[str, Any] | None = None,
+                 table_shows: Callable[[dict[str, Any] | None], None] | None = None) -> bool:
+        """Add a hand at the end of the sheet. A hand scored from the table (``table_shows`` given)
+        clears the table's hand in progress in the same transaction, and undoing it puts the hand it
+        came from (``from_table``, the store's hand log) back; ``table_shows`` is told which hand
+        the table now shows: ``None`` (the next) or ``from_table``."""
         game = self.game
         position = len(game.hands)
-        return self._change(f"add hand {position + 1}", lambda: game.add(hand), lambda: game.delete(position))
+        if table_shows is None:
+            return self._change(f"add hand {position + 1}", lambda: game.add(hand), lambda: game.delete(position))
+
+        def add() -> None:
+            game.add(hand, hand_in_progress=None)
+            table_shows(None)
+
+        def take_back() -> None:
+            game.delete(position, hand_in_progress=from_table)
+            table_shows(from_table)
+
+        return self._change(f"add hand {position + 1}", add, take_back)
 
     def edit_hand(self, position: int | None) -> None:
         if position is None:

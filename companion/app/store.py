@@ -1,10 +1,12 @@
-"""The score-sheet database: games, their confirmed hands, the app's settings and each video's
-table set-up (the team areas players drew), in SQLite.
+"""The score-sheet database: games, their confirmed hands, the hand in progress on the table, the
+app's settings and each video's table set-up (the team areas players drew), in SQLite.
 
 The file lives in the user's data directory (``platformdirs.user_data_dir("canasta-companion")``);
 the environment variable ``CANASTA_COMPANION_DATA`` or the ``path`` argument points elsewhere (tests,
 a second table). Every change to a game is one transaction, so a confirmed hand is either on disk in
-full or not at all, and killing the app never loses one (WAL journal, ``synchronous=FULL``).
+full or not at all, and killing the app never loses one (WAL journal, ``synchronous=FULL``). The hand
+in progress is saved the same way at each change on the table; scoring it clears it in the scored
+hand's own transaction, so a restart never shows a hand that is already on the sheet.
 
 A file that is damaged, belongs to another program, or was written by a newer version of the app
 raises a :class:`StoreError` subclass with a message for players; it is never reset silently.
@@ -29,7 +31,7 @@ DATA_DIR_VARIABLE = "CANASTA_COMPANION_DATA"
 FILE_NAME = "scoresheets.sqlite3"
 #: Marks the file as ours in the SQLite header (``PRAGMA application_id``): "CnCo".
 APPLICATION_ID = 0x436E436F
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE games (
@@ -61,7 +63,17 @@ CREATE TABLE table_setups (
     saved TEXT NOT NULL
 );
 """,
+    3: """
+CREATE TABLE hand_in_progress (         -- at most one row: the hand on the table of the game played
+    game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    hand TEXT NOT NULL,                 -- JSON: the events applied so far (companion.handlog) and more
+    saved TEXT NOT NULL
+);
+""",
 }
+
+#: Leave the hand in progress as it is (the default of the hand changes).
+UNCHANGED = object()
 
 
 class StoreError(Exception):
@@ -82,6 +94,10 @@ class ForeignDatabase(StoreError):
 
 class NewerDatabase(StoreError):
     pass
+
+
+class DamagedHandInProgress(StoreError):
+    """The saved hand in progress can't be read; the games are not affected."""
 
 
 @dataclass(frozen=True)
@@ -229,8 +245,10 @@ class Store:
             )
 
     # ----------------------------------------------------------------------------------- hands
-    # Each change also records whether the game is over, in the same transaction.
-    def insert_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool) -> None:
+    # Each change also records whether the game is over, in the same transaction, and may set the
+    # hand in progress (``None`` clears it): a hand scored from the table leaves it in that commit.
+    def insert_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool,
+                    hand_in_progress: Any = UNCHANGED) -> None:
         with self._transaction():
             self._db.execute("UPDATE hands SET position = position + 1 WHERE game_id = ? AND position >= ?", (game_id, position))
             self._db.execute(
@@ -238,6 +256,7 @@ class Store:
                 (game_id, position, json.dumps(hand), _now()),
             )
             self._set_finished(game_id, game_over)
+            self._put_hand_in_progress(game_id, hand_in_progress)
 
     def replace_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool) -> None:
         with self._transaction():
@@ -247,17 +266,47 @@ class Store:
             )
             self._set_finished(game_id, game_over)
 
-    def delete_hand(self, game_id: int, position: int, game_over: bool) -> None:
+    def delete_hand(self, game_id: int, position: int, game_over: bool, hand_in_progress: Any = UNCHANGED) -> None:
         with self._transaction():
             self._db.execute("DELETE FROM hands WHERE game_id = ? AND position = ?", (game_id, position))
             self._db.execute("UPDATE hands SET position = position - 1 WHERE game_id = ? AND position > ?", (game_id, position))
             self._set_finished(game_id, game_over)
+            self._put_hand_in_progress(game_id, hand_in_progress)
 
     def _set_finished(self, game_id: int, game_over: bool) -> None:
         self._db.execute(
             "UPDATE games SET finished = CASE WHEN ? THEN coalesce(finished, ?) END WHERE id = ?",
             (game_over, _now(), game_id),
         )
+
+    # ------------------------------------------------------------------------ the hand in progress
+    def hand_in_progress(self, game_id: int) -> dict[str, Any] | None:
+        """The hand on the table of ``game_id`` when it was last saved, or ``None`` (a new hand, or
+        the hand saved belongs to another game). Raises :class:`DamagedHandInProgress`."""
+        row = self._db.execute("SELECT hand FROM hand_in_progress WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            hand = json.loads(row[0])
+        except (TypeError, ValueError) as error:
+            raise DamagedHandInProgress(self.path, f"the saved hand is not readable ({error})") from None
+        if not isinstance(hand, dict):
+            raise DamagedHandInProgress(self.path, f"the saved hand is a {type(hand).__name__}, not a hand")
+        return hand
+
+    def save_hand_in_progress(self, game_id: int, hand: dict[str, Any] | None) -> None:
+        """Keep the hand on the table of ``game_id`` (``None``: no hand under way). It replaces the
+        one kept before, of whichever game: only the game being played has a hand on the table."""
+        with self._transaction():
+            self._put_hand_in_progress(game_id, hand)
+
+    def _put_hand_in_progress(self, game_id: int, hand: Any) -> None:
+        if hand is UNCHANGED:
+            return
+        self._db.execute("DELETE FROM hand_in_progress")
+        if hand is not None:
+            self._db.execute("INSERT INTO hand_in_progress (game_id, hand, saved) VALUES (?, ?, ?)",
+                             (game_id, json.dumps(hand), _now()))
 
     # -------------------------------------------------------------------------------- settings
     def setting(self, key: str, default: Any = None) -> Any:

@@ -6,7 +6,7 @@ from tests.app.hands import hand_out
 from companion import HandFileError, TableRules
 from companion.app.game import Game
 from companion.app.store import (
-    DamagedDatabase, ForeignDatabase, NewerDatabase, Store, default_path, move_aside,
+    DamagedDatabase, DamagedHandInProgress, ForeignDatabase, NewerDatabase, Store, default_path, move_aside,
 )
 
 
@@ -118,20 +118,56 @@ def test_table_setups_are_kept_per_video_source(tmp_path):
     assert again.table_setup("/dev/video0") is None
 
 
-def test_a_database_from_the_first_version_opens_and_keeps_its_games(tmp_path):
+#: The tables each older version did not have yet.
+NOT_YET = {1: ("table_setups", "hand_in_progress"), 2: ("hand_in_progress",)}
+
+
+@pytest.mark.parametrize("version", sorted(NOT_YET))
+def test_a_database_from_an_older_version_opens_and_keeps_its_games(tmp_path, version):
     path = tmp_path / "s.sqlite3"
     store = Store(path)
     game = new_game(store)
     game.add(hand_out("A"))
     store.close()
-    old = sqlite3.connect(path)  # as version 1 wrote it: no table set-ups yet
-    old.execute("DROP TABLE table_setups")
-    old.execute("PRAGMA user_version = 1")
+    old = sqlite3.connect(path)  # as that version wrote it
+    for table in NOT_YET[version]:
+        old.execute(f"DROP TABLE {table}")
+    old.execute(f"PRAGMA user_version = {version}")
     old.close()
 
     again = Store(path)
     assert Game.load(again, game.id).hands == [hand_out("A")]
     again.save_table_setup("demo", AREAS)
     assert again.table_setup("demo") == AREAS
+    again.save_hand_in_progress(game.id, {"events": []})
+    assert again.hand_in_progress(game.id) == {"events": []}
     again.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_the_hand_in_progress_is_kept_for_its_game_and_cleared_by_scoring_it(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    store = Store(path)
+    game, other = new_game(store), new_game(store)
+    table = {"events": [{"event": "TurnCardDrawn"}]}
+    game.save_hand_in_progress(table)
+    store.close()
+    store = Store(path)
+    game = Game.load(store, game.id)
+    assert game.hand_in_progress() == table
+    assert Game.load(store, other.id).hand_in_progress() is None  # another game's table is not this one's
+    game.add(hand_out("A"), hand_in_progress=None)  # scored: the hand leaves the table in the same commit
+    assert game.hand_in_progress() is None and len(store.game(game.id).hands) == 1
+    game.delete(0, hand_in_progress=table)  # taken back off the sheet: on the table again
+    assert game.hand_in_progress() == table and store.game(game.id).hands == []
+    game.add(hand_out("B"))  # a hand entered on the sheet only leaves the table as it is
+    assert game.hand_in_progress() == table
+
+
+def test_a_damaged_hand_in_progress_is_reported_and_the_games_are_kept(store):
+    game = new_game(store)
+    game.add(hand_out("A"))
+    store._db.execute("INSERT INTO hand_in_progress (game_id, hand, saved) VALUES (?, ?, ?)", (game.id, "{not json", "now"))
+    with pytest.raises(DamagedHandInProgress, match="not readable"):
+        game.hand_in_progress()
+    assert Game.load(store, game.id).hands == [hand_out("A")]

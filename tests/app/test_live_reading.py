@@ -27,15 +27,23 @@ def demo_truth():
         return [json.loads(line) for line in lines]
 
 
+def reader_of_the_demo():
+    """Reads a demo frame from its labelled index boxes, with the team areas players would draw
+    around each side."""
+    setup = TableSetup(areas=team_areas(demo_truth()))
+
+    def read(truth: dict) -> TableReading:
+        return read_table(detections_from_truth(truth), (truth["image"]["width"], truth["image"]["height"]), setup)
+    return read
+
+
 def follow_the_demo(qtbot, store) -> tuple[MainWindow, list[dict]]:
     """A window fed the reading of every demo frame, as the reading thread would deliver them."""
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
-    frames = demo_truth()
-    setup = TableSetup(areas=team_areas(frames))  # the team areas players would draw around each side
+    frames, read = demo_truth(), reader_of_the_demo()
     for number, truth in enumerate(frames):
-        size = (truth["image"]["width"], truth["image"]["height"])
-        window.on_reading(number, read_table(detections_from_truth(truth), size, setup))
+        window.on_reading(number, read(truth))
     return window, frames
 
 
@@ -119,15 +127,13 @@ def hand_so_far(state):
             sorted(state.dead_ranks.ranks), state.turn_card.drawn)
 
 
-def test_switching_the_video_mid_hand_keeps_the_hand(qtbot, store, monkeypatch):
+def test_switching_the_video_mid_hand_keeps_the_hand(qtbot, store, monkeypatch, tmp_path):
+    from companion.app.store import Store
+
     monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
-    frames = demo_truth()
-    setup = TableSetup(areas=team_areas(frames))
-
-    def read(truth):
-        return read_table(detections_from_truth(truth), (truth["image"]["width"], truth["image"]["height"]), setup)
-
-    straight, _ = follow_the_demo(qtbot, store)  # the whole hand on one video
+    frames, read = demo_truth(), reader_of_the_demo()
+    # The whole hand on one video, kept in another file (a window resumes the hand its file holds).
+    straight, _ = follow_the_demo(qtbot, Store(tmp_path / "straight.sqlite3"))
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
     middle = len(frames) // 2
@@ -186,11 +192,9 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
     qtbot.addWidget(window)
     window.sheet_view.add_hand(hand_out("A"))
     assert window.state.scores == {"A": 670, "B": -5}
-    frames = demo_truth()
-    setup = TableSetup(areas=team_areas(frames))
+    frames, read = demo_truth(), reader_of_the_demo()
     for number, truth in enumerate(frames[:len(frames) // 2]):
-        size = (truth["image"]["width"], truth["image"]["height"])
-        window.on_reading(number, read_table(detections_from_truth(truth), size, setup))
+        window.on_reading(number, read(truth))
     before = hand_so_far(window.state)
     window.sheet_view.delete_hand(0)  # that hand was entered by mistake
     assert hand_so_far(window.state) == before and window.state.scores == {"A": 0, "B": 0}

@@ -1,4 +1,5 @@
-"""Kill the app's saving code at random moments: every hand it reported confirmed must be on disk."""
+"""Kill the app's saving code at random moments: every hand it reported confirmed must be on disk, and
+the hand in progress saved with it must be readable and never one already on the sheet."""
 
 import random
 import signal
@@ -10,7 +11,8 @@ from pathlib import Path
 from companion.app.game import Game
 from companion.app.store import Store
 
-# Saves hands in a loop, like players confirming hands; prints each one once its commit returned.
+# Saves hands in a loop, like players playing and confirming hands: the hand in progress is saved at
+# each play, and scoring clears it; prints each hand once its commit returned.
 SAVER = """
 import sys
 from companion import TableRules
@@ -22,9 +24,11 @@ games = store.games()
 game = Game.load(store, games[0].id) if games else Game.start(store, "modern", TableRules(), {"A": "A", "B": "B"})
 n = len(game.hands)
 while True:
+    for plays in range(1, 4):
+        game.save_hand_in_progress({"hand": n, "events": [{"event": "TurnCardDrawn"}] * plays})
     left = ["4C", "5C", "6C", "7C", "8C", "9C"][n % 6]
     game.add({"went_out": "A", "teams": {"A": {"melds": [["KH","KS","KD","KC","KH","KS","KD"]]},
-                                          "B": {"hands": [[left], [str(n % 7 + 4) + "D"]]}}})
+                                          "B": {"hands": [[left], [str(n % 7 + 4) + "D"]]}}}, hand_in_progress=None)
     if n % 5 == 4:  # edits and deletes too: a deleted hand is gone, the rest stay in order
         game.replace(n - 1, game.hands[n - 1])
     print(n, flush=True)
@@ -54,9 +58,12 @@ def test_killing_the_app_during_saves_loses_no_confirmed_hand(tmp_path):
         confirmed = max([confirmed, *(int(line) for line in out.split())])
 
         store = Store(path)  # reopens without complaint
-        hands = Game.load(store, store.games()[0].id).hands
+        game = Game.load(store, store.games()[0].id)
+        hands, on_table = game.hands, game.hand_in_progress()
         store.close()
         # Every reported hand is there, intact; at most one more was committed but not yet reported.
         assert confirmed + 1 <= len(hands) <= confirmed + 2
         assert hands == [expected_hand(n) for n in range(len(hands))]
+        # The hand on the table is the next one, whole, or none yet: a scored hand is never resumed.
+        assert on_table is None or (on_table["hand"] == len(hands) and 1 <= len(on_table["events"]) <= 3)
     assert confirmed > 10

@@ -56,6 +56,9 @@ class SettingsDialog(QDialog):
         if settings.video_file:
             self.video.addItem(f"The video file {settings.video_file}", VIDEO_FILE)
         self.video.setCurrentIndex(max(0, self.video.findData(settings.source)))
+        # What plays may not be in the list (nothing chosen yet, a camera unplugged): it shows the
+        # first entry then, which is no choice of the players'.
+        self.video_shown = self.video.currentIndex()
         form.addRow("Video", self.video)
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.05, 0.95)
@@ -137,7 +140,7 @@ class SettingsDialog(QDialog):
             variant=self.variant.currentData(),
             table_rules=self.chosen_rules(),
             team_names={t: self.team_names[t].text().strip() or f"Team {t}" for t in TEAMS},
-            source=self.video.currentData(),
+            source=self.video.currentData() if self.video.currentIndex() != self.video_shown else self.settings.source,
             video_file=self.settings.video_file,
             threshold=round(self.threshold.value(), 2),
         )

@@ -202,3 +202,31 @@ def test_the_chosen_camera_or_the_demo_is_played_again_next_time(qtbot, tmp_path
     Store(path).set_settings({"source": "/dev/video-two"})
     unplugged = reopened(qtbot, path)
     assert unplugged.playing == "/dev/video-one" and "not connected" in unplugged.statusBar().currentMessage()
+
+
+def test_ok_in_the_settings_switches_the_video_only_when_the_players_chose_another(qtbot, store, monkeypatch):
+    from companion.app.cameras import Camera
+    from companion.app.settings import DEMO
+
+    monkeypatch.setattr("companion.app.main_window.list_cameras", lambda: [Camera("/dev/video-one", "Kitchen")])
+    w = window(qtbot, store)
+    w.settings.source = "/dev/video-two"  # playing a camera unplugged since: the dialog can't list it
+    started = []
+    monkeypatch.setattr(w, "start_source", started.append)
+    shown = []
+
+    def players(change):
+        def press_ok(dialog):
+            shown.append(dialog.video.currentData())
+            change(dialog)
+            dialog.accept()
+            return QDialog.Accepted
+        return press_ok
+
+    monkeypatch.setattr(SettingsDialog, "exec", players(lambda d: d.team_names["A"].setText("Ann & Bob")))
+    w.edit_settings()
+    assert shown == ["/dev/video-one"]  # the first entry shows, as no choice of theirs
+    assert started == [] and w.settings.source == "/dev/video-two" and w.settings.team_names["A"] == "Ann & Bob"
+    monkeypatch.setattr(SettingsDialog, "exec", players(lambda d: d.video.setCurrentIndex(d.video.findData(DEMO))))
+    w.edit_settings()
+    assert started == [DEMO]

@@ -31,6 +31,7 @@ from .hand import (
     CanastaClosed, CardsAdded, Event, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
     ThreesLaidOut, TurnCardDrawn, WentOut,
 )
+from .scoring import TEAMS
 
 #: Every kind of event, by the name a log gives it.
 EVENT_KINDS = {kind.__name__: kind for kind in (
@@ -84,6 +85,8 @@ def _event(data: Any, where: str) -> Event:
     missing = [f.name for f in fields(kind) if f.name not in data and f.default is MISSING]
     if missing:
         raise HandLogError(f"{where}.{missing[0]}: missing; {kind.__name__} needs {', '.join(f.name for f in fields(kind))}")
+    if "team" in data and data["team"] not in TEAMS:
+        raise HandLogError(f"{where}.team: {data['team']!r} is not a team; one of {', '.join(TEAMS)}")
     return kind(**{name: _typed(hints[name], value, f"{where}.{name}") for name, value in data.items() if name != "event"})
 
 

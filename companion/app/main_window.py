@@ -303,7 +303,8 @@ class MainWindow(QMainWindow):
 
     def past_games(self) -> None:
         dialog = PastGamesDialog(self.store, self)
-        if dialog.exec() == QDialog.Accepted and dialog.chosen is not None:
+        # The game being played, chosen again, goes on with the hand on its table.
+        if dialog.exec() == QDialog.Accepted and dialog.chosen not in (None, self.game.id):
             self.set_game(Game.load(self.store, dialog.chosen))
 
     def edit_settings(self) -> None:

@@ -282,8 +282,9 @@ class MainWindow(QMainWindow):
             self._show_hand(self.game.hand_in_progress(), saved=True)
         except (StoreError, HandLogError) as error:
             self._show_hand(None)
-            self.broken_rule.setText(f"The hand in progress saved last time can't be read ({error}), so the "
-                                     "table starts a new hand. The score sheet and its games are safe.")
+            self.broken_rule.setText("The hand that was on the table when the app last closed can't be read "
+                                     "back, so the table starts a new hand. The score sheet and its games are "
+                                     f"safe. (Details: {error})")
 
     def _save_hand(self) -> None:
         """Keep the hand in progress on disk after each change on the table (one transaction each),

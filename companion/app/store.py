@@ -289,7 +289,7 @@ class Store:
         try:
             hand = json.loads(row[0])
         except (TypeError, ValueError) as error:
-            raise DamagedHandInProgress(self.path, f"the saved hand is not readable ({error})") from None
+            raise DamagedHandInProgress(self.path, f"the saved hand is not readable: {error}") from None
         if not isinstance(hand, dict):
             raise DamagedHandInProgress(self.path, f"the saved hand is a {type(hand).__name__}, not a hand")
         return hand

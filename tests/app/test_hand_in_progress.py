@@ -4,9 +4,9 @@ import sqlite3
 
 from PySide6.QtWidgets import QDialog
 
-from companion.app.main_window import MainWindow
 from companion.app.store import Store
 from tests.app.test_live_reading import demo_truth, follow_the_demo, hand_so_far, reader_of_the_demo
+from tests.app.test_main_window import closed, reopened
 
 
 #: A demo frame after the turn card was taken and two canastas were squared, with more plays to come.
@@ -19,14 +19,7 @@ def panel(window):
 
 
 def opened(qtbot, path):
-    window = MainWindow(Store(path), start_video=False)
-    qtbot.addWidget(window)
-    return window
-
-
-def closed(window):
-    window.close()
-    window.store.close()
+    return reopened(qtbot, path, start_video=False)
 
 
 def test_reopening_the_app_mid_hand_brings_the_hand_back_and_follows_it_on(qtbot, tmp_path, monkeypatch):

@@ -137,9 +137,9 @@ def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
     assert "not measured" in unmeasured
 
 
-def reopened(qtbot, path):
+def reopened(qtbot, path, start_video=True):
     """The app started again on the same score-sheet file, playing what it played last."""
-    w = MainWindow(Store(path))
+    w = MainWindow(Store(path), start_video=start_video)
     qtbot.addWidget(w)
     return w
 

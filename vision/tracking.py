@@ -100,6 +100,24 @@ class TableTracker:
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
     _frame: int = 0
 
+    @classmethod
+    def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
+                  ) -> "TableTracker":
+        """A tracker taking up a hand it did not see start (the app reopened mid-hand).
+
+        It learns what it would have learnt watching: which meld is each rank's (numbered as the
+        hand state holds them) and which canastas are finished, so the table it sees first is taken
+        as the hand as it stands, and a pile seen again is not taken for a meld being squared.
+        """
+        tracker = cls(state=state, guessed=dict(guessed or {}))
+        for team in TEAMS:
+            for number, meld in enumerate(state.teams[team].melds):
+                rank = meld_key([card.code for card in meld.cards])
+                tracker._meld_numbers[team][rank] = number
+                if meld.is_canasta:
+                    tracker.pile_contents[(team, rank)] = tuple(card.code for card in meld.cards)
+        return tracker
+
     def update(self, reading: TableReading) -> list[TableEvent]:
         """Take one frame's reading; return the events its confirmed changes imply."""
         seen = table_parts(reading)

@@ -14,7 +14,7 @@ from typing import Any
 
 from companion import TEAMS, HandState
 from companion.handlog import HandLogError, from_log, replay, to_log
-from vision.tracking import TableTracker, meld_key
+from vision.tracking import TableTracker
 
 
 def hand_log(tracker: TableTracker) -> dict[str, Any] | None:
@@ -31,17 +31,7 @@ def resumed(log: dict[str, Any] | None, fresh: HandState) -> TableTracker:
     if log is None:
         return TableTracker(state=fresh)
     state = replay(from_log(log.get("events")), fresh)
-    tracker = TableTracker(state=state, guessed=_guessed(log.get("guessed", [])))
-    # Until vision's tracker can be told about a hand it did not see start, the app seeds it: each
-    # meld's number by its rank (as the tracker numbers them), and every canasta as finished, so a
-    # pile seen again is not taken for a meld being squared.
-    for team in TEAMS:
-        for number, meld in enumerate(state.teams[team].melds):
-            rank = meld_key([card.code for card in meld.cards])
-            tracker._meld_numbers[team][rank] = number
-            if meld.is_canasta:
-                tracker.pile_contents[(team, rank)] = tuple(card.code for card in meld.cards)
-    return tracker
+    return TableTracker.following(state, _guessed(log.get("guessed", [])))
 
 
 def _guessed(items: Any) -> dict[tuple[str, str], tuple[str, ...]]:

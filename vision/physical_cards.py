@@ -68,6 +68,7 @@ class CardsSeen:
 
     cards: tuple[SeenCard, ...]
     diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
+    top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
 
     def card_size(self, side: str) -> tuple[float, float]:
         """Typical card width and height on a side, in upright frame units, from the diagonal's
@@ -104,7 +105,7 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
-    return CardsSeen(tuple(cards), typical)
+    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:

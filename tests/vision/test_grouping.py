@@ -1,8 +1,14 @@
-"""Grouping physical cards into the parts of the table, on hand-placed cards (in each team's upright
-frame, card heights): where the middle ends and a team's cards begin."""
+"""Physical cards and their grouping into the parts of the table, on hand-placed cards and indexes:
+where the middle ends and a team's cards begin, and which indexes are one card."""
 
+import numpy as np
+
+from vision.card_reader import read_table
+from vision.classes import class_id
+from vision.detections import Detections
 from vision.grouping import group_cards
 from vision.physical_cards import CardsSeen, SeenCard
+from vision.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
 DIAGONAL = (0.7 * 0.74, 0.72)
@@ -46,3 +52,26 @@ def test_a_meld_column_starting_close_to_the_middle_stays_the_teams():
     reading = group_cards(_seen(_card("4H", "A", 1.0, 0.2), *_column("10H", "A", -2.3, 0.55)), (1920, 1080))
     assert [m.codes for m in reading.teams["A"].melds] == [["10H"] * 3]
     assert [c.code for c in reading.discard] == ["4H"]
+
+
+def _four_corner_column(codes: list[str], step: float, askew: dict[int, float]) -> Detections:
+    """Index boxes of a column of cards 100 units tall from a deck with an index in every corner (as
+    the Dondorf decks), starting 100 units below the middle line: the top two indexes of every card
+    show, and all four of the last one; card ``n``'s top-left index ``askew[n]`` units left."""
+    boxes, classes = [], []
+    for number, code in enumerate(codes):
+        top = 100 + number * step
+        corners = [(7 - askew.get(number, 0), 13), (57, 13), (7, 87), (57, 87)]
+        for x, y in corners[:4 if number == len(codes) - 1 else 2]:
+            boxes.append((x - 5, top + y - 8, x + 5, top + y + 8))
+            classes.append(class_id(code))
+    return Detections(np.array(boxes, float), np.ones(len(boxes)), np.array(classes))
+
+
+def test_twin_cards_two_apart_in_a_column_of_a_four_corner_deck_stay_two_cards():
+    # Two cards down, a card's twin lies at the card's cross-diagonal from its top-right index (here
+    # closer to it than to the card's own top-left index, as cards lie a little askew): the card
+    # between shows its indexes down both sides of that would-be card.
+    detections = _four_corner_column(["4H", "4C", "4H", "4S"], step=37, askew={0: 3, 2: 3})
+    reading = read_table(detections, (1000, 1000), TableSetup(perspective=np.eye(3)))
+    assert [m.codes for m in reading.teams["A"].melds] == [["4H", "4C", "4H", "4S"]]

@@ -19,9 +19,13 @@ from vision.physical_cards import CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
 
-#: Cards whose indexes lie within this many card heights of the table's middle line are the middle's
-#: (the discard pile and turn card; a team's nearest indexes are about 0.65 card heights out).
-MIDDLE_BAND = 0.5
+#: Cards whose indexes lie within the first number of card heights of the table's middle line are
+#: the middle's (the discard pile and turn card); beyond the second, a team's. A team's nearest
+#: indexes, the tops of its meld columns, are about 0.6 card heights out, and a discard card turned
+#: on the pile reaches about as far, so between the two a card is the team's only when the next card
+#: of its column lies below it. That takes card sizes measured alike everywhere: the table's
+#: top-down view; otherwise (sizes and the middle line guessed) the band ends at the first number.
+MIDDLE_BAND = (0.5, 0.75)
 #: A group starting further out than this many card heights, and no taller than the second number
 #: (a row), is a partner's spread hand.
 HAND_LINE = 2.45
@@ -32,6 +36,9 @@ MAX_WILDS_IN_MIXED = 2
 TURN_CARD_GAP = 0.25
 #: A fanned meld's last card may lie up to this many card heights above the one before it.
 FAN_RISE = 0.25
+#: The next card of a column lies below a card by less than the first share of a card's width across,
+#: and between the second and third shares of its height down (players overlap columns by 0.26–0.34).
+COLUMN_STEP = (0.25, 0.15, 0.5)
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
 STEP = (0.6, 0.55)
 
@@ -39,8 +46,7 @@ STEP = (0.6, 0.55)
 def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
     """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
     otherwise a band along the middle line."""
-    middle = [c for c in seen.cards
-              if c.side == MIDDLE or (not areas_set and abs(c.index_y) < MIDDLE_BAND * seen.card_size(c.side)[1])]
+    middle = [c for c in seen.cards if c.side == MIDDLE or (not areas_set and _in_middle(c, seen))]
     teams = {}
     for team in TEAMS:
         width, height = seen.card_size(team)
@@ -48,6 +54,26 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
     discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
     return TableReading(image_size, teams, discard, turn_card)
+
+
+def _in_middle(card: SeenCard, seen: CardsSeen) -> bool:
+    """Whether a card, read without team areas, lies in the middle of the table (see :data:`MIDDLE_BAND`)."""
+    width, height = seen.card_size(card.side)
+    near, far = (bound * height for bound in MIDDLE_BAND)
+    if abs(card.index_y) < near:
+        return True
+    if abs(card.index_y) >= far or not seen.top_down:
+        return False
+    return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in seen.cards)
+
+
+def _next_in_column(card: SeenCard, other: SeenCard, width: float, height: float) -> bool:
+    """Whether ``other`` lies where the next card of ``card``'s meld column goes: straight below it by
+    about a column's overlap, of its rank (or a wild card)."""
+    across = abs(other.top_left[0] - card.top_left[0])
+    down = other.top_left[1] - card.top_left[1]
+    fits = _kind(other) == _kind(card) or _kind(other) == "wild"
+    return fits and across < COLUMN_STEP[0] * width and COLUMN_STEP[1] * height < down < COLUMN_STEP[2] * height
 
 
 def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[list[SeenCard]]:

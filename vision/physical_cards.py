@@ -68,6 +68,7 @@ class CardsSeen:
 
     cards: tuple[SeenCard, ...]
     diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
+    top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
 
     def card_size(self, side: str) -> tuple[float, float]:
         """Typical card width and height on a side, in upright frame units, from the diagonal's
@@ -104,7 +105,7 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
-    return CardsSeen(tuple(cards), typical)
+    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
@@ -264,13 +265,32 @@ def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float
 
 def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:
     """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
-    two identical ones of a column or row)."""
+    two identical ones of a column or row); for indexes at a card's opposite corners, also down the
+    card's sides: in a column of a deck with indexes in all four corners, the top-right index of one
+    card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
+    with the card between them showing its indexes on both sides."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
-    start, way = upright[i], upright[j] - upright[i]
+    start, end = upright[i], upright[j]
+    if _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=abs(end[1] - start[1]) > abs(end[0] - start[0])):
+        return True
+    if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
+        return False
+    # A card of the column lies square with the others, its indexes right on the sides' lines.
+    corners, near = (np.array([start[0], end[1]]), np.array([end[0], start[1]])), near / 2
+    return any(_on_the_way(start, corner, i, near, upright, class_id, sides, down_a_side=True)
+               or _on_the_way(corner, end, i, near, upright, class_id, sides, down_a_side=True)
+               for corner in corners if abs(corner[1] - start[1]) > abs(corner[0] - start[0]))
+
+
+def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool) -> bool:
+    """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``);
+    down a card's side, only one that may be in the meld of index ``i``, as a neighbouring fan may
+    reach across a fanned card's side."""
+    way = end - start
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
     between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
-    if abs(way[1]) > abs(way[0]):  # down a card's side, where a neighbouring fan may reach across
+    if down_a_side:
         return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
     return bool(between.any())
 

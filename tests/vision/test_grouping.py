@@ -1,0 +1,77 @@
+"""Physical cards and their grouping into the parts of the table, on hand-placed cards and indexes:
+where the middle ends and a team's cards begin, and which indexes are one card."""
+
+import numpy as np
+
+from vision.card_reader import read_table
+from vision.classes import class_id
+from vision.detections import Detections
+from vision.grouping import group_cards
+from vision.physical_cards import CardsSeen, SeenCard
+from vision.team_areas import TableSetup
+
+#: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
+DIAGONAL = (0.7 * 0.74, 0.72)
+
+
+def _card(code: str, side: str, x: float, y: float, indexes: int = 1) -> SeenCard:
+    """A card seen by its top-left index at (x, y) (and its bottom-right one, if ``indexes`` is 2)."""
+    index_y = y + (DIAGONAL[1] / 2 if indexes == 2 else 0.0)
+    return SeenCard(code, tuple(range(indexes)), 0.9, (0.0, 0.0, 1.0, 1.0), side, (x, y),
+                    (x + DIAGONAL[0] / 2, y + DIAGONAL[1] / 2), index_y)
+
+
+def _seen(*cards: SeenCard) -> CardsSeen:
+    """Cards read in the table's top-down view (its perspective set)."""
+    return CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}, top_down=True)
+
+
+def _column(code: str, side: str, x: float, top: float, count: int = 3) -> list[SeenCard]:
+    return [_card(code, side, x, top + 0.3 * k) for k in range(count)]
+
+
+def test_a_discard_card_turned_on_the_pile_stays_in_the_middle():
+    # The discard pile's cards lie turned, so an index can reach past half a card height from the
+    # middle line, as far out as the tops of a team's meld columns.
+    discard = _card("9S", "B", -0.6, 0.56)
+    reading = group_cards(_seen(discard, *_column("QD", "B", -2.6, 0.6), *_column("7C", "A", -1.0, 0.7)), (1920, 1080))
+    assert [c.code for c in reading.discard] == ["9S"]
+    assert not reading.teams["B"].piles
+    assert [m.codes for m in reading.teams["B"].melds] == [["QD"] * 3]
+
+
+def test_a_discard_card_of_a_melded_rank_above_its_column_stays_in_the_middle():
+    # A column's next card lies about a third of a card below; a discard card further above is not its top.
+    discard = _card("7H", "B", -0.55, 0.52)
+    reading = group_cards(_seen(discard, *_column("7D", "B", -0.63, 1.05, count=4)), (1920, 1080))
+    assert [c.code for c in reading.discard] == ["7H"]
+    assert [m.codes for m in reading.teams["B"].melds] == [["7D"] * 4]
+
+
+def test_a_meld_column_starting_close_to_the_middle_stays_the_teams():
+    reading = group_cards(_seen(_card("4H", "A", 1.0, 0.2), *_column("10H", "A", -2.3, 0.55)), (1920, 1080))
+    assert [m.codes for m in reading.teams["A"].melds] == [["10H"] * 3]
+    assert [c.code for c in reading.discard] == ["4H"]
+
+
+def _four_corner_column(codes: list[str], step: float, askew: dict[int, float]) -> Detections:
+    """Index boxes of a column of cards 100 units tall from a deck with an index in every corner (as
+    the Dondorf decks), starting 100 units below the middle line: the top two indexes of every card
+    show, and all four of the last one; card ``n``'s top-left index ``askew[n]`` units left."""
+    boxes, classes = [], []
+    for number, code in enumerate(codes):
+        top = 100 + number * step
+        corners = [(7 - askew.get(number, 0), 13), (57, 13), (7, 87), (57, 87)]
+        for x, y in corners[:4 if number == len(codes) - 1 else 2]:
+            boxes.append((x - 5, top + y - 8, x + 5, top + y + 8))
+            classes.append(class_id(code))
+    return Detections(np.array(boxes, float), np.ones(len(boxes)), np.array(classes))
+
+
+def test_twin_cards_two_apart_in_a_column_of_a_four_corner_deck_stay_two_cards():
+    # Two cards down, a card's twin lies at the card's cross-diagonal from its top-right index (here
+    # closer to it than to the card's own top-left index, as cards lie a little askew): the card
+    # between shows its indexes down both sides of that would-be card.
+    detections = _four_corner_column(["4H", "4C", "4H", "4S"], step=37, askew={0: 3, 2: 3})
+    reading = read_table(detections, (1000, 1000), TableSetup(perspective=np.eye(3)))
+    assert [m.codes for m in reading.teams["A"].melds] == [["4H", "4C", "4H", "4S"]]

@@ -35,6 +35,18 @@ class CardReader:
         self.detector = detector if detector is not None else _trained_detector(weights)
         self.setup = setup or TableSetup()
 
+    @property
+    def threshold(self) -> float | None:
+        """The detector's confidence cut-off (``None`` for a detector without one)."""
+        return getattr(self.detector, "conf", None)
+
+    @threshold.setter
+    def threshold(self, value: float) -> None:
+        if not 0 < value < 1:
+            raise ValueError(f"a detection threshold lies between 0 and 1, not {value}")
+        if hasattr(self.detector, "conf"):
+            self.detector.conf = value
+
     def read(self, frame_bgr: np.ndarray) -> TableReading:
         height, width = frame_bgr.shape[:2]
         return self.read_detections(self.detector.detect(frame_bgr), (width, height))

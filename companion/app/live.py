@@ -37,6 +37,7 @@ class ReadingWorker(QObject):
         self._next_due = 0.0
         self._take = 0
         self._setup = None  #: a table set-up the reader takes up before its next reading
+        self._threshold: float | None = None  #: a detection threshold it takes up likewise
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         """Called from the frame thread: keep only the newest frame."""
@@ -54,6 +55,11 @@ class ReadingWorker(QObject):
                 self._setup = setup
             return self._take
 
+    def use_threshold(self, threshold: float) -> None:
+        """The reader keeps detections at least this sure from its next reading on."""
+        with self._wake:
+            self._threshold = threshold
+
     @Slot()
     def run(self) -> None:
         while True:
@@ -66,8 +72,11 @@ class ReadingWorker(QObject):
                 take, number, frame = self._newest
                 self._newest = None
                 setup, self._setup = self._setup, None
+                threshold, self._threshold = self._threshold, None
             if setup is not None:
                 self.reader.setup = setup  # only this thread touches the reader
+            if threshold is not None:
+                self.reader.threshold = threshold
             try:
                 reading = self.reader.read(frame)
             except Exception as error:  # a reader failure must not take the video down with it
@@ -116,6 +125,10 @@ class LiveReading(QObject):
     def use_setup(self, setup) -> None:
         """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`."""
         self._take = self._worker.start_over(setup)
+
+    def use_threshold(self, threshold: float) -> None:
+        """The players' detection threshold (Settings), for the readings from now on."""
+        self._worker.use_threshold(threshold)
 
     @Slot(int, int, object)
     def _deliver(self, take: int, number: int, reading) -> None:

@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
             self.live = LiveReading(self.reader, self)
             self.live.reading.connect(self.on_reading)
             self.live.failed.connect(lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}"))
+            self.live.use_threshold(self.settings.threshold)
             self.feed.frame_sink = self.live.offer
         self.refresh_table()
         if start_video:
@@ -330,6 +331,8 @@ class MainWindow(QMainWindow):
             self._hand_changed()  # the hand is played by the new rules from its start
         else:
             self.refresh_table()
+        if self.live is not None and settings.threshold != before.threshold:
+            self.live.use_threshold(settings.threshold)
         if settings.source != before.source:
             self.start_source(settings.source)
 

@@ -5,6 +5,7 @@ from the demo's labelled index boxes — the readings a perfect detector would g
 check the real reading thread with the shipped detector separately.
 """
 
+import dataclasses
 import gzip
 import json
 from collections import Counter
@@ -103,6 +104,25 @@ def test_the_reading_thread_reads_a_demo_frame_with_the_shipped_reader(qtbot, st
     assert number == 0 and isinstance(reading, TableReading) and reading.image_size == (frame.shape[1], frame.shape[0])
     shown = window._with_reading(window.video.grab().toImage()) if window.last_reading else None
     assert window.last_reading is reading and shown is not None
+    window.close()
+
+
+def test_the_detection_threshold_in_settings_reaches_the_reader(qtbot, store):
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    if window.live is None:  # no reader here: the status bar already says so (tested elsewhere)
+        return
+    frame = np.full((540, 960, 3), 90, np.uint8)
+
+    def read_once() -> None:
+        with qtbot.waitSignal(window.live.reading, timeout=20000):
+            window.live.offer(0, frame)
+
+    read_once()
+    assert window.reader.threshold == window.settings.threshold == 0.5
+    window.apply_settings(dataclasses.replace(window.settings, threshold=0.2))
+    read_once()
+    assert window.reader.threshold == 0.2 and window.reader.detector.conf == 0.2
     window.close()
 
 

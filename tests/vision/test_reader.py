@@ -165,3 +165,17 @@ def test_without_a_setup_the_half_nearer_the_camera_is_team_a_even_with_hands_sp
     assert hands == {"A": [["10C", "6H", "8S", "AH"], ["4C", "5C", "9D", "AS", "JD"]], "B": [["10H", "4D"], ["6C", "9H"]]}
     assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["QD", "QH", "QS"]]
     assert all(Card.parse(m.codes[0]).rank in "K7" for m in reading.teams["A"].melds)
+
+
+def test_the_reader_threshold_is_its_detectors_cut_off():
+    class Detector:
+        conf = 0.5
+
+        def detect(self, frame):
+            raise AssertionError("not called")
+
+    reader = CardReader(detector=Detector())
+    reader.threshold = 0.3
+    assert reader.detector.conf == 0.3 == reader.threshold
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        reader.threshold = 1.5

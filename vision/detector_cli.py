@@ -49,6 +49,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--threads", type=int, default=2)
     classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
     classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
+    classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0)
     classifier.set_defaults(run=_run_classifier)
 
@@ -117,7 +118,8 @@ def _run_classifier(args: argparse.Namespace) -> int:
     contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
     print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
     summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
-                                  log=lambda line: print(line, flush=True), init=args.init, width=args.width)
+                                  log=lambda line: print(line, flush=True), init=args.init, width=args.width,
+                                  lr=args.lr)
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(ic.IndexClassifier(args.out), test_contexts, test_labels)
     print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks: {accuracy:.4f} of "

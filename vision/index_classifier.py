@@ -98,10 +98,11 @@ def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
 
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
-                     save_every: float = 5.0) -> dict:
+                     save_every: float = 5.0, lr: float = 3e-3) -> dict:
     """Train for a wall-clock budget (continuing ``init`` if given, at its width); saves ``{"state",
     "width", "crops_seen", "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the
-    counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``."""
+    counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``
+    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     before = {"crops_seen": 0, "minutes": 0.0}
@@ -111,7 +112,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     model = IndexNet(width=width)
     if init:
         model.load_state_dict(before["state"])
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
 
@@ -127,7 +128,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
         # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
         for group in optimiser.param_groups:
-            group["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * elapsed))
+            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
         pick = rng.integers(0, len(contexts), batch)
         crops = np.stack([augment(contexts[i], rng) for i in pick])
         loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))

@@ -42,6 +42,12 @@ MIN_TEAM_SHARE = 1 / 6
 #: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
 MAX_DESIGNS = 3
 MIN_SUPPORT = 2
+#: Offsets that pairs agree on, weighed as possible index diagonals.
+MAX_CANDIDATES = 6
+#: A pair of indexes lies closely at a corner-to-corner offset: length and direction (degrees).
+TIGHT = (0.06, 6.0)
+#: Deck designs' index diagonals differ in height, but in width by at most this share.
+DESIGN_WIDTHS = 0.15
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -181,12 +187,20 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
 
 
 def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) -> list[np.ndarray]:
-    """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
-    densest offsets (pairs of two different cards, scattered, support none), one per deck design in
-    view (a pack is often two decks, and jokers come from a third); from the decks' typical index
-    size when no pair fits (none when fewer than ``min_support`` pairs back the best)."""
+    """The index diagonals of the deck designs in view (a pack is often two decks, and jokers come
+    from a third), in frame units, the likeliest first; from the decks' typical index size when no
+    pair fits (none when fewer than ``min_support`` pairs back the best).
+
+    Candidates are the offsets same-class pairs agree on (pairs of two different cards, scattered,
+    support none). Identical cards side by side agree on one too: a fan of a deck with indexes in
+    all four corners shows each card's top-left and bottom-left index, and one twin's top-left and
+    the other's bottom-left lie at a steep diagonal as high as the card's but only a fan step wide.
+    So the first design is the candidate whose card shows its own corners most: pairs at its
+    diagonal or down its side (:func:`_backing`); and the others must be about as wide
+    (decks inset their indexes from the sides alike)."""
+    pairs = list(_candidate_pairs(class_id, sides))
     offsets = []
-    for i, j in _candidate_pairs(class_id, sides):
+    for i, j in pairs:
         first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
         offset = upright[second] - upright[first]
         angle = np.degrees(np.arctan2(offset[1], offset[0]))
@@ -198,18 +212,28 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
         return [prior] if min_support <= 1 else []
     offsets = np.array(offsets)
     close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
-    support = close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)
     if close.sum(axis=1).max() < min_support:
         return []
-    found, free = [], np.ones(len(offsets), bool)
-    while free.any() and len(found) < MAX_DESIGNS:
-        best = int(np.argmax(np.where(free, support, -np.inf)))
-        if found and support[best] < MIN_SUPPORT:
-            break
-        found.append(np.median(offsets[close[best] & free], axis=0))
+    candidates, free = [], np.ones(len(offsets), bool)
+    while free.any() and len(candidates) < MAX_CANDIDATES:
+        support = np.where(free, (close & free[None]).sum(axis=1), -1)
+        best = int(np.argmax(support - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)))
+        candidates.append((np.median(offsets[close[best] & free], axis=0), int(support[best])))
         free &= ~close[best]
-        support = np.where(free, (close & free[None]).sum(axis=1), -np.inf)
-    return found
+    candidates.sort(key=lambda c: _backing(c[0], c[1], pairs, upright), reverse=True)
+    first = candidates[0][0]
+    return [first] + [diagonal for diagonal, support in candidates[1:MAX_DESIGNS]
+                      if support >= MIN_SUPPORT and abs(diagonal[0] - first[0]) <= DESIGN_WIDTHS * first[0]]
+
+
+def _backing(diagonal: np.ndarray, support: int, pairs, upright) -> tuple[int, int]:
+    """How well pairs of indexes back a candidate diagonal: those that agree on it, plus those that
+    lie closely at it or down its side (the steps that tell designs apart); then those that lie
+    closely across its top (which decks share)."""
+    slope, length = np.degrees(np.arctan2(diagonal[1], diagonal[0])), float(np.hypot(*diagonal))
+    telling, shared = [(slope, length), (90.0, float(diagonal[1]))], [(0.0, float(diagonal[0]))]
+    return (support + sum(_misfit(upright[i], upright[j], telling, TIGHT) < np.inf for i, j in pairs),
+            sum(_misfit(upright[i], upright[j], shared, TIGHT) < np.inf for i, j in pairs))
 
 
 def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:

@@ -11,7 +11,10 @@ from companion.cards import Card
 from companion.handfile import score_report
 from vision import CardReader
 from vision.card_reader import DetectorMissing, read_table
+from vision.classes import class_id
+from vision.detections import Detections
 from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, readable, synthetic_scenes
+from vision.physical_cards import see_cards
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
 from vision.table_state import TableState, TeamTable
@@ -165,3 +168,27 @@ def test_without_a_setup_the_half_nearer_the_camera_is_team_a_even_with_hands_sp
     assert hands == {"A": [["10C", "6H", "8S", "AH"], ["4C", "5C", "9D", "AS", "JD"]], "B": [["10H", "4D"], ["6C", "9H"]]}
     assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["QD", "QH", "QS"]]
     assert all(Card.parse(m.codes[0]).rank in "K7" for m in reading.teams["A"].melds)
+
+
+def _dondorf_fan(codes, origin, turns, index=14.0, diagonal=(50.0, 72.0)):
+    """Index boxes of a fan of a deck with indexes in all four corners (the Dondorfs), in a top-down
+    view: each card shows its top-left and bottom-left index, the last one all four."""
+    boxes = []
+    for k, (code, turn) in enumerate(zip(codes, np.radians(turns))):
+        rotate = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        top_left = np.array(origin) + k * np.array([32.0, -6.0])
+        for across, down in [(0, 0), (0, 1)] + ([(1, 0), (1, 1)] if k == len(codes) - 1 else []):
+            x, y = top_left + rotate @ (np.array(diagonal) * (across, down))
+            boxes.append(((x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)))
+    return boxes
+
+
+def test_twins_side_by_side_in_a_fan_do_not_set_the_card_size():
+    # One twin's top-left index and the other's bottom-left lie at a steep diagonal, a fan step wide:
+    # taken for the index diagonal, it made the cards too small and joined the twins' indexes.
+    boxes = _dondorf_fan(["JS", "JS", "JH"], (300.0, 700.0), (-8, 0, 0)) + \
+        _dondorf_fan(["9D", "9D", "9C"], (600.0, 700.0), (-8, 0, 0))
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["9C", "9D", "9D", "JH", "JS", "JS"]
+    assert np.allclose(seen.diagonals["A"], (50.0, 72.0), rtol=0.05)

@@ -264,7 +264,8 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, to
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
-        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+        turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf
+        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides, turned):
             fits[(i, j)] = fits[(j, i)] = misfit
     for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
         a, b = card_of[i], card_of[j]
@@ -287,15 +288,20 @@ def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float
                default=np.inf)
 
 
-def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:
+def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned: bool = False) -> bool:
     """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
     two identical ones of a column or row); for indexes at a card's opposite corners, also down the
     card's sides: in a column of a deck with indexes in all four corners, the top-right index of one
     card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
-    with the card between them showing its indexes on both sides."""
+    with the card between them showing its indexes on both sides. Along the edge of a ``turned``
+    (fanned) card a neighbouring fan's index may lie just beside the way: only one right on it
+    counts, or one of the card's own meld."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, end = upright[i], upright[j]
-    if _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=abs(end[1] - start[1]) > abs(end[0] - start[0])):
+    along_a_side = abs(end[1] - start[1]) > abs(end[0] - start[0])
+    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side):
+        return True
+    if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True):
         return True
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False

@@ -192,3 +192,20 @@ def test_twins_side_by_side_in_a_fan_do_not_set_the_card_size():
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert sorted(c.code for c in seen.cards) == ["9C", "9D", "9D", "JH", "JS", "JS"]
     assert np.allclose(seen.diagonals["A"], (50.0, 72.0), rtol=0.05)
+
+
+def test_a_fanned_cards_edge_joins_its_indexes_past_a_neighbouring_fans_index():
+    # The last card of a fan, turned 30°, shows only its bottom indexes; the next fan's card shows
+    # an index just beside its bottom edge. The two indexes are one card, not two.
+    def box(x, y, code, index=14.0):
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    turn = np.radians(30.0)
+    bottom_left = np.array([500.0, 800.0])
+    bottom_right = bottom_left + 50.0 * np.array([np.cos(turn), np.sin(turn)])
+    beside = (bottom_left + bottom_right) / 2 + 7.0 * np.array([np.sin(turn), -np.cos(turn)])
+    boxes = [box(*bottom_left, "7D"), box(*bottom_right, "7D"), box(*beside, "AC")]
+    boxes += [box(x, y, "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "7D", "AC"]

@@ -250,11 +250,33 @@ def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
     lone indexes pair with lone ones and part-cards with part-cards (a fanned card is turned, a
     card of another deck, as jokers often are, has its indexes elsewhere); a lone index never joins
-    a card already seen by two, which is how an identical neighbour would be swallowed."""
+    a card already seen by two, which is how an identical neighbour would be swallowed, unless it
+    lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
     card_of = {k: [k] for k in range(len(class_id))}
     _join(card_of, class_id, upright, sides, diagonals, STRICT)
     _join(card_of, class_id, upright, sides, diagonals, LOOSE, like_with_like=True)
+    _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     return list({id(card): card for card in card_of.values()}.values())
+
+
+def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, diagonal) -> None:
+    """Lone indexes join the card seen by three indexes whose fourth corner they lie at: three
+    corners of a card fix the fourth, however far it is turned (the top-left index of a fan's last
+    card, turned further than pairing allows). Only where the card is turned: an upright card's
+    fourth index would have paired strictly, unless another card lies between them."""
+    near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
+    offsets = _corner_offsets(diagonal)
+    for card in {id(card): card for card in card_of.values() if len(card) == 3}.values():
+        points = upright[card]
+        fourth = [points[(k + 1) % 3] + points[(k + 2) % 3] - points[k] for k in range(3)]
+        lone = [k for k, other in card_of.items() if len(other) == 1 and class_id[k] == class_id[card[0]]
+                and sides[k] == sides[card[0]]
+                and any(_misfit(upright[k], upright[m], offsets, STRICT) == np.inf for m in card)]
+        distance = {k: min(float(np.linalg.norm(upright[k] - corner)) for corner in fourth) for k in lone}
+        if distance and min(distance.values()) < near:
+            k = min(distance, key=distance.get)
+            card.append(k)
+            card_of[k] = card
 
 
 def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, like_with_like=False) -> None:

@@ -209,3 +209,22 @@ def test_a_fanned_cards_edge_joins_its_indexes_past_a_neighbouring_fans_index():
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert sorted(c.code for c in seen.cards) == ["5S", "7D", "AC"]
+
+
+def test_a_turned_cards_index_at_its_missing_fourth_corner_joins_it():
+    # The last card of a fan, turned 27°: the previous card's bottom-left index lies along its left
+    # side, so its top-left index pairs with none of the other three, which do pair.
+    def box(point, code, index=14.0):
+        x, y = point
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    turn = np.radians(27.0)
+    rotate = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    top_left = np.array([500.0, 500.0])
+    corners = [top_left + rotate @ (np.array([50.0, 72.0]) * corner) for corner in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    boxes = [box(corner, "AH") for corner in corners]
+    boxes += [box(corners[0] + (-23.5, -14.7), "AD"), box(corners[2] + (-6.6, -8.5), "AD")]  # the card before
+    boxes += [box((x, y), "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "AD", "AH"]

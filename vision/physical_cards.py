@@ -48,6 +48,12 @@ MAX_CANDIDATES = 6
 TIGHT = (0.06, 6.0)
 #: Deck designs' index diagonals differ in height, but in width by at most this share.
 DESIGN_WIDTHS = 0.15
+#: Down a turned card's side, an index of its meld within this share of the way from either end
+#: is the next fanned card's, turned about the same point.
+TURNED_ENDS = 0.2
+#: Across a card, the next cards of a fan show their indexes within this many index diagonals of
+#: the card's top edge (they rise towards the middle).
+FANNED_BAND = 0.18
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -199,7 +205,7 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
     diagonal or down its side (:func:`_backing`); and the others must be about as wide
     (decks inset their indexes from the sides alike)."""
     pairs = list(_candidate_pairs(class_id, sides))
-    offsets = []
+    offsets, agreeing = [], []
     for i, j in pairs:
         first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
         offset = upright[second] - upright[first]
@@ -207,6 +213,7 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
         in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
         if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
+            agreeing.append((i, j))
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:
         return [prior] if min_support <= 1 else []
@@ -218,12 +225,24 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
     while free.any() and len(candidates) < MAX_CANDIDATES:
         support = np.where(free, (close & free[None]).sum(axis=1), -1)
         best = int(np.argmax(support - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)))
-        candidates.append((np.median(offsets[close[best] & free], axis=0), int(support[best])))
+        members = [agreeing[k] for k in np.flatnonzero(close[best] & free)]
+        candidates.append((np.median(offsets[close[best] & free], axis=0), members))
         free &= ~close[best]
-    candidates.sort(key=lambda c: _backing(c[0], c[1], pairs, upright), reverse=True)
+    candidates.sort(key=lambda c: _backing(c[0], len(c[1]), pairs, upright), reverse=True)
     first = candidates[0][0]
-    return [first] + [diagonal for diagonal, support in candidates[1:MAX_DESIGNS]
-                      if support >= MIN_SUPPORT and abs(diagonal[0] - first[0]) <= DESIGN_WIDTHS * first[0]]
+    sided = _down_a_side(first, pairs, upright)
+    return [first] + [diagonal for diagonal, members in candidates[1:MAX_DESIGNS]
+                      if sum(not {i, j} <= sided for i, j in members) >= MIN_SUPPORT
+                      and abs(diagonal[0] - first[0]) <= DESIGN_WIDTHS * first[0]]
+
+
+def _down_a_side(diagonal: np.ndarray, pairs, upright) -> set[int]:
+    """The indexes with one of their class down a side of the card (fanned cards turned), by
+    ``diagonal``: two indexes of one card, which no other design is needed for (twins two cards
+    apart in a fan, one's top-left and the other's bottom-left, agree on a flat diagonal)."""
+    side = [(90.0, float(diagonal[1]))]
+    return {k for i, j in pairs if _misfit(upright[i], upright[j], side, (STRICT[0], 2 * STRICT[1])) < np.inf
+            for k in (i, j)}
 
 
 def _backing(diagonal: np.ndarray, support: int, pairs, upright) -> tuple[int, int]:
@@ -317,13 +336,20 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
     card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
     with the card between them showing its indexes on both sides. Along the edge of a ``turned``
     (fanned) card a neighbouring fan's index may lie just beside the way: only one right on it
-    counts, or one of the card's own meld."""
+    counts, or one of the card's own meld, and down its side one away from the ends (a fan's cards
+    turn about their bottoms, so the next card's bottom index lies close to this one's). Across a
+    card, a card of its meld whose index lies about level between the two (the next cards of a fan,
+    rising a little) would cover the far corner: twins of a fan a card's width apart stay two."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, end = upright[i], upright[j]
     along_a_side = abs(end[1] - start[1]) > abs(end[0] - start[0])
     if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side):
         return True
-    if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True):
+    if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True,
+                              ends=TURNED_ENDS if along_a_side else 0.05):
+        return True
+    if not along_a_side and _on_the_way(start, end, i, FANNED_BAND * float(np.hypot(*diagonal)), upright, class_id,
+                                        sides, down_a_side=True, ends=TURNED_ENDS):
         return True
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False
@@ -334,14 +360,15 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
                for corner in corners if abs(corner[1] - start[1]) > abs(corner[0] - start[0]))
 
 
-def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool) -> bool:
-    """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``);
-    down a card's side, only one that may be in the meld of index ``i``, as a neighbouring fan may
-    reach across a fanned card's side."""
+def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05) -> bool:
+    """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``,
+    and further than the share ``ends`` of the way from either end); down a card's side, only one
+    that may be in the meld of index ``i``, as a neighbouring fan may reach across a fanned card's
+    side."""
     way = end - start
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
-    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
+    between = (distance < near) & (along > ends) & (along < 1 - ends) & (class_id != class_id[i]) & (sides == sides[i])
     if down_a_side:
         return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
     return bool(between.any())

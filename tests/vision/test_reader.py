@@ -228,3 +228,23 @@ def test_a_turned_cards_index_at_its_missing_fourth_corner_joins_it():
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert sorted(c.code for c in seen.cards) == ["5S", "AD", "AH"]
+
+
+def test_twins_of_a_fan_a_cards_width_apart_stay_two():
+    # A fan of a four-corner deck (scene 61 of the held-out set, top-left and bottom-left indexes
+    # in card widths and heights): the two 8H's top-left indexes lie a card's width apart, level,
+    # as a card's top-left and top-right would; the fan's cards between them show there.
+    fan = [("8S", [(-2.49, 1.38), (-2.09, 2.08)]), ("8H", [(-2.15, 1.34), (-1.85, 2.07)]),
+           ("8S", [(-1.89, 1.16), (-1.80, 1.92)]), ("8D", [(-1.51, 1.14), (-1.68, 1.89)]), ("8H", [(-1.36, 1.25)]),
+           ("8C", [(-1.01, 1.17), (-0.33, 1.39), (-1.46, 1.86), (-0.79, 2.08)]),
+           ("5S", [(6.0, 6.0), (6.74, 6.0), (6.0, 6.76), (6.74, 6.76)])]  # an upright card elsewhere
+    boxes, classes = [], []
+    for code, points in fan:
+        for x, y in points:
+            x, y = 67.7 * (x + 4.0), 96.3 * y
+            boxes.append((x - 7.0, y - 7.0, x + 7.0, y + 7.0))
+            classes.append(class_id(code))
+    detections = Detections(np.array(boxes), np.ones(len(boxes)), np.array(classes))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "8C", "8D", "8H", "8H", "8S", "8S"]
+    assert sorted(c.detections for c in seen.cards if c.code == "8H") == [(2, 3), (8,)]  # each its own indexes

@@ -248,3 +248,32 @@ def test_twins_of_a_fan_a_cards_width_apart_stay_two():
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert sorted(c.code for c in seen.cards) == ["5S", "8C", "8D", "8H", "8H", "8S", "8S"]
     assert sorted(c.detections for c in seen.cards if c.code == "8H") == [(2, 3), (8,)]  # each its own indexes
+
+
+@pytest.mark.parametrize("rank", ["4", "7"])
+def test_a_fan_whose_twins_lie_two_cards_apart_reads_each_card_from_its_own_indexes(rank):
+    # Two fans of a four-corner deck (scene 61 of the held-out set, top-down view units): one twin's
+    # top-left and the other's bottom-left index agree on a flat diagonal, in both fans, which is
+    # no deck's; and the last natural card's bottom-left index lies by the wild card's after it.
+    fan = [("S", [(-1.675, 1.562), (-1.291, 2.177)]), ("H", [(-1.414, 1.43), (-1.192, 2.125)]),
+           ("D", [(-1.16, 1.344), (-1.021, 2.058)]), ("H", [(-0.763, 1.202), (-0.928, 1.913)]),
+           ("C", [(-0.546, 1.242), (-0.76, 1.94)])]
+    boxes, classes = [], []
+    for shift, fan_rank in ((0.0, "4"), (2.0, "7")):
+        cards = [(fan_rank + suit, points) for suit, points in fan] + [("2S", [(-0.633, 1.879)])]
+        for code, points in cards:
+            for x, y in points:
+                boxes.append((100 * (x + shift) + 300, 100 * y))
+                classes.append(class_id(code))
+    for left, code in ((600.0, "5D"), (700.0, "6D"), (800.0, "9C")):  # upright cards elsewhere
+        for x in (0.0, 50.06):
+            for y in (0.0, 73.18):
+                boxes.append((left + x, 500 + y))
+                classes.append(class_id(code))
+    xyxy = np.array([(x - 7.0, y - 7.0, x + 7.0, y + 7.0) for x, y in boxes])
+    seen = see_cards(Detections(xyxy, np.ones(len(boxes)), np.array(classes)),
+                     TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    cards = {card.code: [] for card in seen.cards}
+    for card in seen.cards:
+        cards[card.code].append(len(card.detections))
+    assert all(cards[rank + suit] == [2] for suit in "SDC") and cards[rank + "H"] == [2, 2]

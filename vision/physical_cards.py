@@ -54,6 +54,9 @@ TURNED_ENDS = 0.2
 #: Across a card, the next cards of a fan show their indexes within this many index diagonals of
 #: the card's top edge (they rise towards the middle).
 FANNED_BAND = 0.18
+#: The indexes of one card are one size: two indexes more than this factor apart in size are two
+#: decks' (decks print theirs up to 2.5 times as big as others; a detector's boxes vary by ~10%).
+SAME_DECK_SIZES = 1.45
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -115,7 +118,7 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine]):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
 
@@ -263,7 +266,7 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
@@ -272,8 +275,8 @@ def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
     a card already seen by two, which is how an identical neighbour would be swallowed, unless it
     lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
     card_of = {k: [k] for k in range(len(class_id))}
-    _join(card_of, class_id, upright, sides, diagonals, STRICT)
-    _join(card_of, class_id, upright, sides, diagonals, LOOSE, like_with_like=True)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     return list({id(card): card for card in card_of.values()}.values())
 
@@ -298,12 +301,15 @@ def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, dia
             card_of[k] = card
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, like_with_like=False) -> None:
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance,
+          like_with_like=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
+        if max(sizes[i], sizes[j]) > SAME_DECK_SIZES * min(sizes[i], sizes[j]):
+            continue  # two decks' indexes (twins of two decks), not one card's
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf
         if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides, turned):

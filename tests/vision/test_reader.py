@@ -277,3 +277,16 @@ def test_a_fan_whose_twins_lie_two_cards_apart_reads_each_card_from_its_own_inde
     for card in seen.cards:
         cards[card.code].append(len(card.detections))
     assert all(cards[rank + suit] == [2] for suit in "SDC") and cards[rank + "H"] == [2, 2]
+
+
+def test_twins_of_two_decks_are_two_cards_even_where_their_indexes_fit_one():
+    # A jack of a deck with big indexes shows only its top-left index, its twin of a Dondorf deck
+    # only its bottom-left, right below it at a card's height: two cards, told by their sizes.
+    def box(x, y, code, index=16.0):
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    boxes = [box(300.0, 300.0, "JC", index=28.0), box(300.0, 372.0, "JC")]
+    boxes += [box(x, y, "5S") for x in (600.0, 650.0) for y in (600.0, 672.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "JC", "JC"]

@@ -3,14 +3,17 @@
 A card shows its index in two corners (top left and bottom right, the second turned half round) or
 in all four. Read in the team's upright frame (:class:`~vision.team_areas.TableFrame`, team B's side
 turned half round), the top-left index of a card lies up and left of its bottom-right one, at the
-card's index diagonal. The diagonal is measured on the frame itself, as the offset most same-class
-pairs agree on (one per deck design in view; per side when the view is not top-down, as the far
-side looks smaller), with a prior from the index sizes when no pair fits.
+card's index diagonal. The diagonal is measured on the frame itself, as an offset same-class pairs
+agree on that the deck's own corner pairs (at the diagonal, down the side) back most (one per deck
+design in view; per side when the view is not top-down, as the far side looks smaller), with a
+prior from the index sizes when no pair fits.
 
 Two detections of one class are one card when they lie at one of the card's corner-to-corner
-offsets (diagonal, across the top, down the side) and no other card's index lies between them: in
-a column of cards the next card covers the previous one's lower corners, so two identical cards of
-one meld (one from each deck) always have another card between them and stay two cards. Without a
+offsets (diagonal, across the top, down the side), are about one size (decks print indexes in
+different sizes) and no other card's index lies between them: in a column of cards the next card
+covers the previous one's lower corners, so two identical cards of one meld (one from each deck)
+always have another card between them and stay two cards; in a fan, the next cards' indexes lie
+between twins side by side. A fanned card is turned, so its indexes pair more loosely. Without a
 set-up the sides are split at the table's middle line, found as the sparsest row between the
 teams' indexes, and each side is turned so its meld columns run straight down.
 """

@@ -3,14 +3,17 @@
 A card shows its index in two corners (top left and bottom right, the second turned half round) or
 in all four. Read in the team's upright frame (:class:`~vision.team_areas.TableFrame`, team B's side
 turned half round), the top-left index of a card lies up and left of its bottom-right one, at the
-card's index diagonal. The diagonal is measured on the frame itself, as the offset most same-class
-pairs agree on (one per deck design in view; per side when the view is not top-down, as the far
-side looks smaller), with a prior from the index sizes when no pair fits.
+card's index diagonal. The diagonal is measured on the frame itself, as an offset same-class pairs
+agree on that the deck's own corner pairs (at the diagonal, down the side) back most (one per deck
+design in view; per side when the view is not top-down, as the far side looks smaller), with a
+prior from the index sizes when no pair fits.
 
 Two detections of one class are one card when they lie at one of the card's corner-to-corner
-offsets (diagonal, across the top, down the side) and no other card's index lies between them: in
-a column of cards the next card covers the previous one's lower corners, so two identical cards of
-one meld (one from each deck) always have another card between them and stay two cards. Without a
+offsets (diagonal, across the top, down the side), are about one size (decks print indexes in
+different sizes) and no other card's index lies between them: in a column of cards the next card
+covers the previous one's lower corners, so two identical cards of one meld (one from each deck)
+always have another card between them and stay two cards; in a fan, the next cards' indexes lie
+between twins side by side. A fanned card is turned, so its indexes pair more loosely. Without a
 set-up the sides are split at the table's middle line, found as the sparsest row between the
 teams' indexes, and each side is turned so its meld columns run straight down.
 """
@@ -42,6 +45,21 @@ MIN_TEAM_SHARE = 1 / 6
 #: At most this many index diagonals (deck designs) in one frame, each backed by this many pairs.
 MAX_DESIGNS = 3
 MIN_SUPPORT = 2
+#: Offsets that pairs agree on, weighed as possible index diagonals.
+MAX_CANDIDATES = 6
+#: A pair of indexes lies closely at a corner-to-corner offset: length and direction (degrees).
+TIGHT = (0.06, 6.0)
+#: Deck designs' index diagonals differ in height, but in width by at most this share.
+DESIGN_WIDTHS = 0.15
+#: Down a turned card's side, an index of its meld within this share of the way from either end
+#: is the next fanned card's, turned about the same point.
+TURNED_ENDS = 0.2
+#: Across a card, the next cards of a fan show their indexes within this many index diagonals of
+#: the card's top edge (they rise towards the middle).
+FANNED_BAND = 0.18
+#: The indexes of one card are one size: two indexes more than this factor apart in size are two
+#: decks' (decks print theirs up to 2.5 times as big as others; a detector's boxes vary by ~10%).
+SAME_DECK_SIZES = 1.45
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -103,7 +121,7 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals):
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine]):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
 
@@ -181,35 +199,66 @@ def _candidate_pairs(class_id: np.ndarray, sides: np.ndarray):
 
 
 def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) -> list[np.ndarray]:
-    """The index diagonals that same-class pairs agree on, in frame units, most supported first: the
-    densest offsets (pairs of two different cards, scattered, support none), one per deck design in
-    view (a pack is often two decks, and jokers come from a third); from the decks' typical index
-    size when no pair fits (none when fewer than ``min_support`` pairs back the best)."""
-    offsets = []
-    for i, j in _candidate_pairs(class_id, sides):
+    """The index diagonals of the deck designs in view (a pack is often two decks, and jokers come
+    from a third), in frame units, the likeliest first; from the decks' typical index size when no
+    pair fits (none when fewer than ``min_support`` pairs back the best).
+
+    Candidates are the offsets same-class pairs agree on (pairs of two different cards, scattered,
+    support none). Identical cards side by side agree on one too: a fan of a deck with indexes in
+    all four corners shows each card's top-left and bottom-left index, and one twin's top-left and
+    the other's bottom-left lie at a steep diagonal as high as the card's but only a fan step wide.
+    So the first design is the candidate whose card shows its own corners most: pairs at its
+    diagonal or down its side (:func:`_backing`); and the others must be about as wide
+    (decks inset their indexes from the sides alike)."""
+    pairs = list(_candidate_pairs(class_id, sides))
+    offsets, agreeing = [], []
+    for i, j in pairs:
         first, second = (i, j) if upright[i].sum() <= upright[j].sum() else (j, i)
         offset = upright[second] - upright[first]
         angle = np.degrees(np.arctan2(offset[1], offset[0]))
         in_sizes = np.hypot(*offset) / ((sizes[i] + sizes[j]) / 2)
         if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
+            agreeing.append((i, j))
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
     if not offsets:
         return [prior] if min_support <= 1 else []
     offsets = np.array(offsets)
     close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
-    support = close.sum(axis=1) - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)
     if close.sum(axis=1).max() < min_support:
         return []
-    found, free = [], np.ones(len(offsets), bool)
-    while free.any() and len(found) < MAX_DESIGNS:
-        best = int(np.argmax(np.where(free, support, -np.inf)))
-        if found and support[best] < MIN_SUPPORT:
-            break
-        found.append(np.median(offsets[close[best] & free], axis=0))
+    candidates, free = [], np.ones(len(offsets), bool)
+    while free.any() and len(candidates) < MAX_CANDIDATES:
+        support = np.where(free, (close & free[None]).sum(axis=1), -1)
+        best = int(np.argmax(support - 1e-3 * np.linalg.norm(offsets - prior, axis=1) / np.linalg.norm(prior)))
+        members = [agreeing[k] for k in np.flatnonzero(close[best] & free)]
+        candidates.append((np.median(offsets[close[best] & free], axis=0), members))
         free &= ~close[best]
-        support = np.where(free, (close & free[None]).sum(axis=1), -np.inf)
-    return found
+    candidates.sort(key=lambda c: _backing(c[0], len(c[1]), pairs, upright), reverse=True)
+    first = candidates[0][0]
+    sided = _down_a_side(first, pairs, upright)
+    return [first] + [diagonal for diagonal, members in candidates[1:MAX_DESIGNS]
+                      if sum(not {i, j} <= sided for i, j in members) >= MIN_SUPPORT
+                      and abs(diagonal[0] - first[0]) <= DESIGN_WIDTHS * first[0]]
+
+
+def _down_a_side(diagonal: np.ndarray, pairs, upright) -> set[int]:
+    """The indexes with one of their class down a side of the card (fanned cards turned), by
+    ``diagonal``: two indexes of one card, which no other design is needed for (twins two cards
+    apart in a fan, one's top-left and the other's bottom-left, agree on a flat diagonal)."""
+    side = [(90.0, float(diagonal[1]))]
+    return {k for i, j in pairs if _misfit(upright[i], upright[j], side, (STRICT[0], 2 * STRICT[1])) < np.inf
+            for k in (i, j)}
+
+
+def _backing(diagonal: np.ndarray, support: int, pairs, upright) -> tuple[int, int]:
+    """How well pairs of indexes back a candidate diagonal: those that agree on it, plus those that
+    lie closely at it or down its side (the steps that tell designs apart); then those that lie
+    closely across its top (which decks share)."""
+    slope, length = np.degrees(np.arctan2(diagonal[1], diagonal[0])), float(np.hypot(*diagonal))
+    telling, shared = [(slope, length), (90.0, float(diagonal[1]))], [(0.0, float(diagonal[0]))]
+    return (support + sum(_misfit(upright[i], upright[j], telling, TIGHT) < np.inf for i, j in pairs),
+            sum(_misfit(upright[i], upright[j], shared, TIGHT) < np.inf for i, j in pairs))
 
 
 def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
@@ -220,27 +269,53 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sides, diagonals) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
     lone indexes pair with lone ones and part-cards with part-cards (a fanned card is turned, a
     card of another deck, as jokers often are, has its indexes elsewhere); a lone index never joins
-    a card already seen by two, which is how an identical neighbour would be swallowed."""
+    a card already seen by two, which is how an identical neighbour would be swallowed, unless it
+    lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
     card_of = {k: [k] for k in range(len(class_id))}
-    _join(card_of, class_id, upright, sides, diagonals, STRICT)
-    _join(card_of, class_id, upright, sides, diagonals, LOOSE, like_with_like=True)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, like_with_like=True)
+    _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     return list({id(card): card for card in card_of.values()}.values())
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, tolerance, like_with_like=False) -> None:
+def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, diagonal) -> None:
+    """Lone indexes join the card seen by three indexes whose fourth corner they lie at: three
+    corners of a card fix the fourth, however far it is turned (the top-left index of a fan's last
+    card, turned further than pairing allows). Only where the card is turned: an upright card's
+    fourth index would have paired strictly, unless another card lies between them."""
+    near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
+    offsets = _corner_offsets(diagonal)
+    for card in {id(card): card for card in card_of.values() if len(card) == 3}.values():
+        points = upright[card]
+        fourth = [points[(k + 1) % 3] + points[(k + 2) % 3] - points[k] for k in range(3)]
+        lone = [k for k, other in card_of.items() if len(other) == 1 and class_id[k] == class_id[card[0]]
+                and sides[k] == sides[card[0]]
+                and any(_misfit(upright[k], upright[m], offsets, STRICT) == np.inf for m in card)]
+        distance = {k: min(float(np.linalg.norm(upright[k] - corner)) for corner in fourth) for k in lone}
+        if distance and min(distance.values()) < near:
+            k = min(distance, key=distance.get)
+            card.append(k)
+            card_of[k] = card
+
+
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance,
+          like_with_like=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
+        if max(sizes[i], sizes[j]) > SAME_DECK_SIZES * min(sizes[i], sizes[j]):
+            continue  # two decks' indexes (twins of two decks), not one card's
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
-        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+        turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf
+        if misfit < np.inf and not _anything_between(i, j, upright, diagonals[0], class_id, sides, turned):
             fits[(i, j)] = fits[(j, i)] = misfit
     for (i, j), _ in sorted(fits.items(), key=lambda item: item[1]):
         a, b = card_of[i], card_of[j]
@@ -263,15 +338,27 @@ def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float
                default=np.inf)
 
 
-def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> bool:
+def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned: bool = False) -> bool:
     """Whether another card's index lies on the way from index ``i`` to index ``j`` (a card between
     two identical ones of a column or row); for indexes at a card's opposite corners, also down the
     card's sides: in a column of a deck with indexes in all four corners, the top-right index of one
     card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
-    with the card between them showing its indexes on both sides."""
+    with the card between them showing its indexes on both sides. Along the edge of a ``turned``
+    (fanned) card a neighbouring fan's index may lie just beside the way: only one right on it
+    counts, or one of the card's own meld, and down its side one away from the ends (a fan's cards
+    turn about their bottoms, so the next card's bottom index lies close to this one's). Across a
+    card, a card of its meld whose index lies about level between the two (the next cards of a fan,
+    rising a little) would cover the far corner: twins of a fan a card's width apart stay two."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, end = upright[i], upright[j]
-    if _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=abs(end[1] - start[1]) > abs(end[0] - start[0])):
+    along_a_side = abs(end[1] - start[1]) > abs(end[0] - start[0])
+    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side):
+        return True
+    if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True,
+                              ends=TURNED_ENDS if along_a_side else 0.05):
+        return True
+    if not along_a_side and _on_the_way(start, end, i, FANNED_BAND * float(np.hypot(*diagonal)), upright, class_id,
+                                        sides, down_a_side=True, ends=TURNED_ENDS):
         return True
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False
@@ -282,14 +369,15 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides) -> boo
                for corner in corners if abs(corner[1] - start[1]) > abs(corner[0] - start[0]))
 
 
-def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool) -> bool:
-    """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``);
-    down a card's side, only one that may be in the meld of index ``i``, as a neighbouring fan may
-    reach across a fanned card's side."""
+def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05) -> bool:
+    """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``,
+    and further than the share ``ends`` of the way from either end); down a card's side, only one
+    that may be in the meld of index ``i``, as a neighbouring fan may reach across a fanned card's
+    side."""
     way = end - start
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
     distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
-    between = (distance < near) & (along > 0.05) & (along < 0.95) & (class_id != class_id[i]) & (sides == sides[i])
+    between = (distance < near) & (along > ends) & (along < 1 - ends) & (class_id != class_id[i]) & (sides == sides[i])
     if down_a_side:
         return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
     return bool(between.any())

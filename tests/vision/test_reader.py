@@ -11,7 +11,10 @@ from companion.cards import Card
 from companion.handfile import score_report
 from vision import CardReader
 from vision.card_reader import DetectorMissing, read_table
+from vision.classes import class_id
+from vision.detections import Detections
 from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, readable, synthetic_scenes
+from vision.physical_cards import see_cards
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
 from vision.table_state import TableState, TeamTable
@@ -179,3 +182,125 @@ def test_the_reader_threshold_is_its_detectors_cut_off():
     assert reader.detector.conf == 0.3 == reader.threshold
     with pytest.raises(ValueError, match="between 0 and 1"):
         reader.threshold = 1.5
+
+
+def _dondorf_fan(codes, origin, turns, index=14.0, diagonal=(50.0, 72.0)):
+    """Index boxes of a fan of a deck with indexes in all four corners (the Dondorfs), in a top-down
+    view: each card shows its top-left and bottom-left index, the last one all four."""
+    boxes = []
+    for k, (code, turn) in enumerate(zip(codes, np.radians(turns))):
+        rotate = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        top_left = np.array(origin) + k * np.array([32.0, -6.0])
+        for across, down in [(0, 0), (0, 1)] + ([(1, 0), (1, 1)] if k == len(codes) - 1 else []):
+            x, y = top_left + rotate @ (np.array(diagonal) * (across, down))
+            boxes.append(((x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)))
+    return boxes
+
+
+def test_twins_side_by_side_in_a_fan_do_not_set_the_card_size():
+    # One twin's top-left index and the other's bottom-left lie at a steep diagonal, a fan step wide:
+    # taken for the index diagonal, it made the cards too small and joined the twins' indexes.
+    boxes = _dondorf_fan(["JS", "JS", "JH"], (300.0, 700.0), (-8, 0, 0)) + \
+        _dondorf_fan(["9D", "9D", "9C"], (600.0, 700.0), (-8, 0, 0))
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["9C", "9D", "9D", "JH", "JS", "JS"]
+    assert np.allclose(seen.diagonals["A"], (50.0, 72.0), rtol=0.05)
+
+
+def test_a_fanned_cards_edge_joins_its_indexes_past_a_neighbouring_fans_index():
+    # The last card of a fan, turned 30°, shows only its bottom indexes; the next fan's card shows
+    # an index just beside its bottom edge. The two indexes are one card, not two.
+    def box(x, y, code, index=14.0):
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    turn = np.radians(30.0)
+    bottom_left = np.array([500.0, 800.0])
+    bottom_right = bottom_left + 50.0 * np.array([np.cos(turn), np.sin(turn)])
+    beside = (bottom_left + bottom_right) / 2 + 7.0 * np.array([np.sin(turn), -np.cos(turn)])
+    boxes = [box(*bottom_left, "7D"), box(*bottom_right, "7D"), box(*beside, "AC")]
+    boxes += [box(x, y, "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "7D", "AC"]
+
+
+def test_a_turned_cards_index_at_its_missing_fourth_corner_joins_it():
+    # The last card of a fan, turned 27°: the previous card's bottom-left index lies along its left
+    # side, so its top-left index pairs with none of the other three, which do pair.
+    def box(point, code, index=14.0):
+        x, y = point
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    turn = np.radians(27.0)
+    rotate = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    top_left = np.array([500.0, 500.0])
+    corners = [top_left + rotate @ (np.array([50.0, 72.0]) * corner) for corner in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    boxes = [box(corner, "AH") for corner in corners]
+    boxes += [box(corners[0] + (-23.5, -14.7), "AD"), box(corners[2] + (-6.6, -8.5), "AD")]  # the card before
+    boxes += [box((x, y), "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "AD", "AH"]
+
+
+def test_twins_of_a_fan_a_cards_width_apart_stay_two():
+    # A fan of a four-corner deck (scene 61 of the held-out set, top-left and bottom-left indexes
+    # in card widths and heights): the two 8H's top-left indexes lie a card's width apart, level,
+    # as a card's top-left and top-right would; the fan's cards between them show there.
+    fan = [("8S", [(-2.49, 1.38), (-2.09, 2.08)]), ("8H", [(-2.15, 1.34), (-1.85, 2.07)]),
+           ("8S", [(-1.89, 1.16), (-1.80, 1.92)]), ("8D", [(-1.51, 1.14), (-1.68, 1.89)]), ("8H", [(-1.36, 1.25)]),
+           ("8C", [(-1.01, 1.17), (-0.33, 1.39), (-1.46, 1.86), (-0.79, 2.08)]),
+           ("5S", [(6.0, 6.0), (6.74, 6.0), (6.0, 6.76), (6.74, 6.76)])]  # an upright card elsewhere
+    boxes, classes = [], []
+    for code, points in fan:
+        for x, y in points:
+            x, y = 67.7 * (x + 4.0), 96.3 * y
+            boxes.append((x - 7.0, y - 7.0, x + 7.0, y + 7.0))
+            classes.append(class_id(code))
+    detections = Detections(np.array(boxes), np.ones(len(boxes)), np.array(classes))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "8C", "8D", "8H", "8H", "8S", "8S"]
+    assert sorted(c.detections for c in seen.cards if c.code == "8H") == [(2, 3), (8,)]  # each its own indexes
+
+
+@pytest.mark.parametrize("rank", ["4", "7"])
+def test_a_fan_whose_twins_lie_two_cards_apart_reads_each_card_from_its_own_indexes(rank):
+    # Two fans of a four-corner deck (scene 61 of the held-out set, top-down view units): one twin's
+    # top-left and the other's bottom-left index agree on a flat diagonal, in both fans, which is
+    # no deck's; and the last natural card's bottom-left index lies by the wild card's after it.
+    fan = [("S", [(-1.675, 1.562), (-1.291, 2.177)]), ("H", [(-1.414, 1.43), (-1.192, 2.125)]),
+           ("D", [(-1.16, 1.344), (-1.021, 2.058)]), ("H", [(-0.763, 1.202), (-0.928, 1.913)]),
+           ("C", [(-0.546, 1.242), (-0.76, 1.94)])]
+    boxes, classes = [], []
+    for shift, fan_rank in ((0.0, "4"), (2.0, "7")):
+        cards = [(fan_rank + suit, points) for suit, points in fan] + [("2S", [(-0.633, 1.879)])]
+        for code, points in cards:
+            for x, y in points:
+                boxes.append((100 * (x + shift) + 300, 100 * y))
+                classes.append(class_id(code))
+    for left, code in ((600.0, "5D"), (700.0, "6D"), (800.0, "9C")):  # upright cards elsewhere
+        for x in (0.0, 50.06):
+            for y in (0.0, 73.18):
+                boxes.append((left + x, 500 + y))
+                classes.append(class_id(code))
+    xyxy = np.array([(x - 7.0, y - 7.0, x + 7.0, y + 7.0) for x, y in boxes])
+    seen = see_cards(Detections(xyxy, np.ones(len(boxes)), np.array(classes)),
+                     TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    cards = {card.code: [] for card in seen.cards}
+    for card in seen.cards:
+        cards[card.code].append(len(card.detections))
+    assert all(cards[rank + suit] == [2] for suit in "SDC") and cards[rank + "H"] == [2, 2]
+
+
+def test_twins_of_two_decks_are_two_cards_even_where_their_indexes_fit_one():
+    # A jack of a deck with big indexes shows only its top-left index, its twin of a Dondorf deck
+    # only its bottom-left, right below it at a card's height: two cards, told by their sizes.
+    def box(x, y, code, index=16.0):
+        return (x - index / 2, y - index / 2, x + index / 2, y + index / 2), class_id(code)
+
+    boxes = [box(300.0, 300.0, "JC", index=28.0), box(300.0, 372.0, "JC")]
+    boxes += [box(x, y, "5S") for x in (600.0, 650.0) for y in (600.0, 672.0)]  # an upright card
+    detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(c.code for c in seen.cards) == ["5S", "JC", "JC"]

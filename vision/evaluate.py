@@ -143,6 +143,24 @@ def _rank_and_suit_accuracy(confusion: np.ndarray) -> tuple[float, float]:
     return same(rank) / total, same(suit) / total
 
 
+#: Confidence thresholds at which the evaluation also reports finding and naming rates, to choose the app's.
+OPERATING_POINTS = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def operating_points(frames: list[Frame], thresholds=OPERATING_POINTS) -> list[dict]:
+    """At each threshold: the share of true indexes boxed by a find (located), the share boxed by a
+    find that names the right card (named right), and the share of finds that are right (precision)."""
+    points = []
+    for conf in thresholds:
+        _, _, _, _, confusion = at_threshold(frames, conf)
+        truths, finds = confusion[:BACKGROUND].sum(), confusion[:, :BACKGROUND].sum()
+        right = np.trace(confusion[:BACKGROUND, :BACKGROUND])
+        points.append({"conf": conf, "located": round(float(confusion[:BACKGROUND, :BACKGROUND].sum() / max(truths, 1)), 4),
+                       "named_right": round(float(right / max(truths, 1)), 4),
+                       "precision": round(float(right / max(finds, 1)), 4), "finds": int(finds)})
+    return points
+
+
 def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
     table, curves = class_aps(frames)
     recall, precision, rank_accuracy, suit_accuracy, confusion = at_threshold(frames, conf)
@@ -215,8 +233,11 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics = {key: value for key, value in vars(report).items() if key != "confusion"}
     metrics["confused_pairs"] = confused_pairs(report.confusion)
     metrics["app_confidence"] = APP_CONFIDENCE
+    metrics["operating_points"] = operating_points(frames)
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
-    return summary(report)
+    lines = [f"  at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
+             f"precision {p['precision']:.3f} ({p['finds']} finds)" for p in metrics["operating_points"]]
+    return "\n".join([summary(report), *lines])
 
 
 def summary(report: Report) -> str:

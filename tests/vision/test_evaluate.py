@@ -7,7 +7,8 @@ import pytest
 
 from vision.classes import class_id
 from vision.detections import Detections
-from vision.evaluate import BACKGROUND, Frame, average_precision, confused_pairs, iou, match, score
+from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, iou, match, operating_points,
+                             score)
 
 
 def boxes(*rows) -> Detections:
@@ -47,6 +48,16 @@ def test_misses_and_false_finds_go_to_the_background_row_and_column():
     assert report.confusion[class_id("6S"), BACKGROUND] == 1
     assert report.confusion[class_id("10D"), BACKGROUND] == 1  # found, but below the app's threshold
     assert report.confusion[BACKGROUND, class_id("KC")] == 1
+
+
+def test_operating_points_count_what_each_threshold_keeps():
+    found = boxes(("9S", 0, 0, 10, 20, 0.9), ("9H", 50, 0, 60, 20, 0.9), ("10D", 100, 0, 110, 20, 0.3),
+                  ("KC", 300, 0, 310, 20, 0.15))
+    low, high = operating_points([Frame(TRUTH, found)], thresholds=(0.1, 0.5))
+    assert low == {"conf": 0.1, "located": 1.0, "named_right": pytest.approx(2 / 3, abs=1e-4),
+                   "precision": 0.5, "finds": 4}
+    assert high == {"conf": 0.5, "located": pytest.approx(2 / 3, abs=1e-4),
+                    "named_right": pytest.approx(1 / 3, abs=1e-4), "precision": 0.5, "finds": 2}
 
 
 def test_matching_takes_the_most_confident_find_first():

@@ -363,10 +363,12 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False
     # A card of the column lies square with the others, its indexes right on the sides' lines.
-    corners, near = (np.array([start[0], end[1]]), np.array([end[0], start[1]])), near / 2
-    return any(_on_the_way(start, corner, i, near, upright, class_id, sides, down_a_side=True)
-               or _on_the_way(corner, end, i, near, upright, class_id, sides, down_a_side=True)
-               for corner in corners if abs(corner[1] - start[1]) > abs(corner[0] - start[0]))
+    # A card of the column lies square with the others, its indexes right on both sides' lines (one
+    # index beside one side is a fan's card reaching past a turned card's corner, as wild cards do).
+    below, beside, near = np.array([start[0], end[1]]), np.array([end[0], start[1]]), near / 2
+    return (_on_the_way(start, below, i, near, upright, class_id, sides, down_a_side=True)
+            and _on_the_way(beside, end, i, near, upright, class_id, sides, down_a_side=True)) \
+        or _on_the_way(below, end, i, near, upright, class_id, sides, down_a_side=True)
 
 
 def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05) -> bool:

@@ -304,3 +304,24 @@ def test_twins_of_two_decks_are_two_cards_even_where_their_indexes_fit_one():
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert sorted(c.code for c in seen.cards) == ["5S", "JC", "JC"]
+
+
+def test_a_turned_wild_card_of_a_fan_joins_its_indexes_past_another_melds_card():
+    # A meld of wild cards fanned beside a meld of eights (scene 248 of the held-out set, top-down
+    # view units): the first deuce, turned far, shows its top-left and bottom-left index at about
+    # the card's diagonal, and the eight of hearts' bottom-left index lies by the line down from
+    # its top-left one. The eight is no card of a column between two deuces (it has no index on
+    # the line down the far side): one deuce, not two.
+    indexes = [("8H", -3.104, 1.51, 0.129), ("8H", -2.951, 2.226, 0.129), ("8D", -2.871, 1.373, 0.163),
+               ("8C", -2.556, 1.376, 0.199), ("2C", -2.902, 1.936, 0.189), ("2C", -2.454, 2.509, 0.189),
+               ("2H", -2.636, 1.707, 0.146), ("2H", -2.375, 2.386, 0.146), ("JK", -2.362, 1.466, 0.11),
+               ("JK", -2.195, 2.256, 0.11), ("2D", -2.061, 1.465, 0.158), ("JK", -1.742, 1.415, 0.146),
+               ("JK", -1.961, 2.192, 0.146), ("JK", -1.468, 1.427, 0.152), ("JK", -1.839, 2.144, 0.152),
+               ("2D", -1.118, 1.592, 0.202), ("2D", -0.732, 1.917, 0.202), ("2D", -1.587, 2.148, 0.202),
+               ("2D", -1.201, 2.473, 0.202)]
+    xyxy = np.array([(100 * x + 350 - 50 * size, 100 * y - 50 * size, 100 * x + 350 + 50 * size, 100 * y + 50 * size)
+                     for _, x, y, size in indexes])
+    detections = Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert [card.detections for card in seen.cards if card.code == "2C"] == [(4, 5)]
+    assert sorted(card.detections for card in seen.cards if card.code.startswith("8")) == [(0, 1), (2,), (3,)]

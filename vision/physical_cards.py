@@ -51,8 +51,8 @@ MAX_CANDIDATES = 6
 TIGHT = (0.06, 6.0)
 #: Deck designs' index diagonals differ in height, but in width by at most this share.
 DESIGN_WIDTHS = 0.15
-#: Down a turned card's side, an index of its meld within this share of the way from either end
-#: is the next fanned card's, turned about the same point.
+#: Down a card's side, an index of its meld within this share of the way from either end is the
+#: next fanned card's, turned about the same point.
 TURNED_ENDS = 0.2
 #: Across a card, the next cards of a fan show their indexes within this many index diagonals of
 #: the card's top edge (they rise towards the middle).
@@ -345,14 +345,16 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
     card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
     with the card between them showing its indexes on both sides. Along the edge of a ``turned``
     (fanned) card a neighbouring fan's index may lie just beside the way: only one right on it
-    counts, or one of the card's own meld, and down its side one away from the ends (a fan's cards
-    turn about their bottoms, so the next card's bottom index lies close to this one's). Across a
+    counts, or one of the card's own meld. Down any card's side only an index away from the ends
+    counts (a fan's cards turn about their bottoms, so the next card's bottom index lies close to
+    this one's, even below a card the fan left upright; a column's cards lie well between). Across a
     card, a card of its meld whose index lies about level between the two (the next cards of a fan,
     rising a little) would cover the far corner: twins of a fan a card's width apart stay two."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, end = upright[i], upright[j]
     along_a_side = abs(end[1] - start[1]) > abs(end[0] - start[0])
-    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side):
+    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side,
+                   ends=TURNED_ENDS if along_a_side else 0.05):
         return True
     if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True,
                               ends=TURNED_ENDS if along_a_side else 0.05):

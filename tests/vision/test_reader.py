@@ -325,3 +325,22 @@ def test_a_turned_wild_card_of_a_fan_joins_its_indexes_past_another_melds_card()
     seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
     assert [card.detections for card in seen.cards if card.code == "2C"] == [(4, 5)]
     assert sorted(card.detections for card in seen.cards if card.code.startswith("8")) == [(0, 1), (2,), (3,)]
+
+
+def test_an_upright_card_of_a_fan_joins_its_indexes_past_the_next_cards_bottom_index():
+    # A fan of wild cards (scene 252 of the held-out set, top-down view units), two upright cards
+    # elsewhere: the second deuce of spades stands straight, and the deuce of hearts after it,
+    # turned about the fan's bottom, shows its bottom-left index close to the spade's own.
+    indexes = [("JK", -2.205, 1.678, 0.115), ("JK", -1.842, 2.399, 0.115), ("2C", -1.819, 1.557, 0.161),
+               ("2C", -1.627, 2.261, 0.161), ("2S", -1.516, 1.424, 0.188), ("2S", -1.481, 2.149, 0.189),
+               ("2H", -1.301, 1.349, 0.2), ("2H", -1.403, 2.072, 0.201), ("2S", -0.971, 1.39, 0.207),
+               ("JK", -0.654, 1.411, 0.151), ("JK", -0.209, 1.689, 0.151), ("JK", -1.081, 2.096, 0.151),
+               ("JK", -0.636, 2.374, 0.151)]
+    indexes += [(code, 4.0 + left + x, 4.0 + y, 0.2) for left, code in ((0.0, "5D"), (1.0, "6D"))
+                for x in (0.0, 0.506) for y in (0.0, 0.724)]
+    xyxy = np.array([(100 * x + 350 - 50 * size, 100 * y - 50 * size, 100 * x + 350 + 50 * size, 100 * y + 50 * size)
+                     for _, x, y, size in indexes])
+    detections = Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
+    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    assert sorted(card.detections for card in seen.cards if card.code == "2S") == [(4, 5), (8,)]
+    assert sorted(card.code for card in seen.cards) == ["2C", "2H", "2S", "2S", "5D", "6D", "JK", "JK"]

@@ -57,9 +57,16 @@ TURNED_ENDS = 0.2
 #: Across a card, the next cards of a fan show their indexes within this many index diagonals of
 #: the card's top edge (they rise towards the middle).
 FANNED_BAND = 0.18
-#: The indexes of one card are one size: two indexes more than this factor apart in size are two
-#: decks' (decks print theirs up to 2.5 times as big as others; a detector's boxes vary by ~10%).
-SAME_DECK_SIZES = 1.45
+#: The indexes of one card are one size: two indexes more than a factor apart in size are two
+#: decks' (decks print theirs up to 2.5 times as big as others). The factor lies in this range,
+#: set by how much the boxes of the frame's likely cards (same-class pairs at a corner-to-corner
+#: offset, strictly) differ in size: some 10% from a detector, far less from labelled boxes, which lets the
+#: twins of two decks whose indexes differ by 1.2 times or more stay two cards.
+SAME_DECK_SIZES = (1.2, 1.45)
+#: The factor is this many times the median size difference (logarithm of the ratio) of those
+#: pairs, from at least this many pairs (about four standard deviations of a normal spread).
+SIZE_SPREADS = 6.0
+MIN_SIZE_PAIRS = 8
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -115,13 +122,14 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
     slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
     shared = _diagonals(detections.class_id, upright, sizes, sides, slopes)
+    same_deck = _same_deck_sizes(detections.class_id, upright, sizes, sides, shared[0])
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
         own = [] if frame.setup.perspective is not None else \
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine]):
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
 
@@ -134,6 +142,17 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
     return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _same_deck_sizes(class_id, upright, sizes, sides, diagonal) -> float:
+    """How many times bigger one index of a card may be than another: from the size differences of
+    the pairs that lie closely at one of the card's corner-to-corner offsets (mostly one card's)."""
+    offsets = _corner_offsets(diagonal)
+    differences = [abs(np.log(sizes[i] / sizes[j])) for i, j in _candidate_pairs(class_id, sides)
+                   if _misfit(upright[i], upright[j], offsets, STRICT) < np.inf]
+    if len(differences) < MIN_SIZE_PAIRS:
+        return SAME_DECK_SIZES[1]
+    return float(np.clip(np.exp(SIZE_SPREADS * np.median(differences)), *SAME_DECK_SIZES))
 
 
 def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
@@ -269,7 +288,7 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DECK_SIZES[1]) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
@@ -278,8 +297,8 @@ def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
     a card already seen by two, which is how an identical neighbour would be swallowed, unless it
     lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
     card_of = {k: [k] for k in range(len(class_id))}
-    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT)
-    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, like_with_like=True)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT, same_deck)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, same_deck, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     return list({id(card): card for card in card_of.values()}.values())
 
@@ -304,14 +323,14 @@ def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, dia
             card_of[k] = card
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance,
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance, same_deck: float,
           like_with_like=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
-        if max(sizes[i], sizes[j]) > SAME_DECK_SIZES * min(sizes[i], sizes[j]):
+        if max(sizes[i], sizes[j]) > same_deck * min(sizes[i], sizes[j]):
             continue  # two decks' indexes (twins of two decks), not one card's
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf

@@ -84,6 +84,7 @@ class SeenCard:
     top_left: tuple[float, float]  #: its top-left index in the side's upright frame
     centre: tuple[float, float]  #: estimated card centre in the side's upright frame
     index_y: float  #: mean distance of its indexes from the table's middle line, upright frame
+    index_size: float = 0.0  #: mean size of its indexes in the upright frame (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,12 @@ class CardsSeen:
     cards: tuple[SeenCard, ...]
     diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
     top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
+    same_deck: float = SAME_DECK_SIZES[1]  #: how many times bigger one index of a card may be than another
+
+    def one_deck(self, card: SeenCard, other: SeenCard) -> bool:
+        """Whether two cards' indexes are about one size, as one deck prints them (unknown sizes are)."""
+        small, big = sorted((card.index_size, other.index_size))
+        return not small or big <= self.same_deck * small
 
     def card_size(self, side: str) -> tuple[float, float]:
         """Typical card width and height on a side, in upright frame units, from the diagonal's
@@ -130,8 +137,8 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
-            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
-    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
+            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes))
+    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
@@ -414,7 +421,7 @@ def _of_one_meld(card: int, other: int) -> bool:
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
-def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:
+def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -425,4 +432,4 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal) 
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
-                    float(points[:, 1].mean()))
+                    float(points[:, 1].mean()), float(sizes[members].mean()))

@@ -51,7 +51,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
     for team in TEAMS:
         width, height = seen.card_size(team)
         side = [c for c in seen.cards if c.side == team and c not in middle]
-        teams[team] = _team_reading(_linked_groups(side, width, height), width, height)
+        teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
     discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
     return TableReading(image_size, teams, discard, turn_card)
 
@@ -90,9 +90,9 @@ def _linked_groups(cards: list[SeenCard], width: float, height: float) -> list[l
     return list(groups.values())
 
 
-def _team_reading(groups: list[list[SeenCard]], width: float, height: float) -> TeamReading:
+def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, height: float) -> TeamReading:
     cards = [c for g in groups for c in g]
-    groups = [g for g in groups if not _lower_index_of(g, cards, width, height)]
+    groups = [g for g in groups if not _lower_index_of(g, cards, seen, width, height)]
     # A partner's spread hand is a row; cards past the hand line stacked down a column are melds.
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
              and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
@@ -153,14 +153,17 @@ def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
     return sorted(cards, key=lambda c: (round(c.top_left[1] / (0.15 * height)), c.top_left[0]))
 
 
-def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], width: float, height: float) -> bool:
+def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], seen: CardsSeen, width: float, height: float) -> bool:
     """Whether a card alone, seen by one index, is the lower index of a card just above it that has
     the same code and was seen by one index too: the last card of a column or row, whose indexes
-    did not pair (a deck whose indexes sit elsewhere, such as the jokers')."""
+    did not pair (a deck whose indexes sit elsewhere, such as the jokers'); not where both are seen
+    by one index that differ in size as two decks' do (twins of two decks in a fan: a lone lower
+    index under a card seen by more may be one of its own, partly covered)."""
     if len(group) > 1 or len(group[0].detections) > 2:
         return False
     lone = group[0]
-    return any(card is not lone and card.code == lone.code and abs(lone.top_left[0] - card.top_left[0]) < width
+    return any(card is not lone and card.code == lone.code and (len(card.detections) > 1 or seen.one_deck(card, lone))
+               and abs(lone.top_left[0] - card.top_left[0]) < width
                and 0.3 * height < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in cards)
 
 

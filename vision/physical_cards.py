@@ -51,15 +51,22 @@ MAX_CANDIDATES = 6
 TIGHT = (0.06, 6.0)
 #: Deck designs' index diagonals differ in height, but in width by at most this share.
 DESIGN_WIDTHS = 0.15
-#: Down a turned card's side, an index of its meld within this share of the way from either end
-#: is the next fanned card's, turned about the same point.
+#: Down a card's side, an index of its meld within this share of the way from either end is the
+#: next fanned card's, turned about the same point.
 TURNED_ENDS = 0.2
 #: Across a card, the next cards of a fan show their indexes within this many index diagonals of
 #: the card's top edge (they rise towards the middle).
 FANNED_BAND = 0.18
-#: The indexes of one card are one size: two indexes more than this factor apart in size are two
-#: decks' (decks print theirs up to 2.5 times as big as others; a detector's boxes vary by ~10%).
-SAME_DECK_SIZES = 1.45
+#: The indexes of one card are one size: two indexes more than a factor apart in size are two
+#: decks' (decks print theirs up to 2.5 times as big as others). The factor lies in this range,
+#: set by how much the boxes of the frame's likely cards (same-class pairs at a corner-to-corner
+#: offset, strictly) differ in size: some 10% from a detector, far less from labelled boxes, which lets the
+#: twins of two decks whose indexes differ by 1.2 times or more stay two cards.
+SAME_DECK_SIZES = (1.2, 1.45)
+#: The factor is this many times the median size difference (logarithm of the ratio) of those
+#: pairs, from at least this many pairs (about four standard deviations of a normal spread).
+SIZE_SPREADS = 6.0
+MIN_SIZE_PAIRS = 8
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
@@ -77,6 +84,7 @@ class SeenCard:
     top_left: tuple[float, float]  #: its top-left index in the side's upright frame
     centre: tuple[float, float]  #: estimated card centre in the side's upright frame
     index_y: float  #: mean distance of its indexes from the table's middle line, upright frame
+    index_size: float = 0.0  #: mean size of its indexes in the upright frame (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,12 @@ class CardsSeen:
     cards: tuple[SeenCard, ...]
     diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
     top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
+    same_deck: float = SAME_DECK_SIZES[1]  #: how many times bigger one index of a card may be than another
+
+    def one_deck(self, card: SeenCard, other: SeenCard) -> bool:
+        """Whether two cards' indexes are about one size, as one deck prints them (unknown sizes are)."""
+        small, big = sorted((card.index_size, other.index_size))
+        return not small or big <= self.same_deck * small
 
     def card_size(self, side: str) -> tuple[float, float]:
         """Typical card width and height on a side, in upright frame units, from the diagonal's
@@ -115,15 +129,16 @@ def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
     # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
     slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
     shared = _diagonals(detections.class_id, upright, sizes, sides, slopes)
+    same_deck = _same_deck_sizes(detections.class_id, upright, sizes, sides, shared[0])
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
         own = [] if frame.setup.perspective is not None else \
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine]):
-            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0]))
-    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None)
+        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
+            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes))
+    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
@@ -134,6 +149,17 @@ def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
     return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _same_deck_sizes(class_id, upright, sizes, sides, diagonal) -> float:
+    """How many times bigger one index of a card may be than another: from the size differences of
+    the pairs that lie closely at one of the card's corner-to-corner offsets (mostly one card's)."""
+    offsets = _corner_offsets(diagonal)
+    differences = [abs(np.log(sizes[i] / sizes[j])) for i, j in _candidate_pairs(class_id, sides)
+                   if _misfit(upright[i], upright[j], offsets, STRICT) < np.inf]
+    if len(differences) < MIN_SIZE_PAIRS:
+        return SAME_DECK_SIZES[1]
+    return float(np.clip(np.exp(SIZE_SPREADS * np.median(differences)), *SAME_DECK_SIZES))
 
 
 def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
@@ -269,7 +295,7 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DECK_SIZES[1]) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
@@ -278,8 +304,8 @@ def _pair(class_id, upright, sides, diagonals, sizes) -> list[list[int]]:
     a card already seen by two, which is how an identical neighbour would be swallowed, unless it
     lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
     card_of = {k: [k] for k in range(len(class_id))}
-    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT)
-    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, like_with_like=True)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT, same_deck)
+    _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, same_deck, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     return list({id(card): card for card in card_of.values()}.values())
 
@@ -304,14 +330,14 @@ def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, dia
             card_of[k] = card
 
 
-def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance,
+def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance, same_deck: float,
           like_with_like=False) -> None:
     offsets = [offset for diagonal in diagonals for offset in _corner_offsets(diagonal)]
     fits = {}
     for i, j in _candidate_pairs(class_id, sides):
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
-        if max(sizes[i], sizes[j]) > SAME_DECK_SIZES * min(sizes[i], sizes[j]):
+        if max(sizes[i], sizes[j]) > same_deck * min(sizes[i], sizes[j]):
             continue  # two decks' indexes (twins of two decks), not one card's
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf
@@ -345,14 +371,16 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
     card and the top-left index of its twin two cards further down lie at the card's cross-diagonal,
     with the card between them showing its indexes on both sides. Along the edge of a ``turned``
     (fanned) card a neighbouring fan's index may lie just beside the way: only one right on it
-    counts, or one of the card's own meld, and down its side one away from the ends (a fan's cards
-    turn about their bottoms, so the next card's bottom index lies close to this one's). Across a
+    counts, or one of the card's own meld. Down any card's side only an index away from the ends
+    counts (a fan's cards turn about their bottoms, so the next card's bottom index lies close to
+    this one's, even below a card the fan left upright; a column's cards lie well between). Across a
     card, a card of its meld whose index lies about level between the two (the next cards of a fan,
     rising a little) would cover the far corner: twins of a fan a card's width apart stay two."""
     near = BETWEEN_MARGIN * float(np.hypot(*diagonal))
     start, end = upright[i], upright[j]
     along_a_side = abs(end[1] - start[1]) > abs(end[0] - start[0])
-    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side):
+    if _on_the_way(start, end, i, near / 2 if turned else near, upright, class_id, sides, along_a_side,
+                   ends=TURNED_ENDS if along_a_side else 0.05):
         return True
     if turned and _on_the_way(start, end, i, near, upright, class_id, sides, down_a_side=True,
                               ends=TURNED_ENDS if along_a_side else 0.05):
@@ -363,10 +391,12 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False
     # A card of the column lies square with the others, its indexes right on the sides' lines.
-    corners, near = (np.array([start[0], end[1]]), np.array([end[0], start[1]])), near / 2
-    return any(_on_the_way(start, corner, i, near, upright, class_id, sides, down_a_side=True)
-               or _on_the_way(corner, end, i, near, upright, class_id, sides, down_a_side=True)
-               for corner in corners if abs(corner[1] - start[1]) > abs(corner[0] - start[0]))
+    # A card of the column lies square with the others, its indexes right on both sides' lines (one
+    # index beside one side is a fan's card reaching past a turned card's corner, as wild cards do).
+    below, beside, near = np.array([start[0], end[1]]), np.array([end[0], start[1]]), near / 2
+    return (_on_the_way(start, below, i, near, upright, class_id, sides, down_a_side=True)
+            and _on_the_way(beside, end, i, near, upright, class_id, sides, down_a_side=True)) \
+        or _on_the_way(below, end, i, near, upright, class_id, sides, down_a_side=True)
 
 
 def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05) -> bool:
@@ -391,7 +421,7 @@ def _of_one_meld(card: int, other: int) -> bool:
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
-def _card(detections: Detections, members: list[int], upright, sides, diagonal) -> SeenCard:
+def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -402,4 +432,4 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal) 
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
-                    float(points[:, 1].mean()))
+                    float(points[:, 1].mean()), float(sizes[members].mean()))

@@ -1,6 +1,8 @@
 """Physical cards and their grouping into the parts of the table, on hand-placed cards and indexes:
 where the middle ends and a team's cards begin, and which indexes are one card."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from vision.card_reader import read_table
@@ -75,3 +77,22 @@ def test_twin_cards_two_apart_in_a_column_of_a_four_corner_deck_stay_two_cards()
     detections = _four_corner_column(["4H", "4C", "4H", "4S"], step=37, askew={0: 3, 2: 3})
     reading = read_table(detections, (1000, 1000), TableSetup(perspective=np.eye(3)))
     assert [m.codes for m in reading.teams["A"].melds] == [["4H", "4C", "4H", "4S"]]
+
+
+def test_twins_of_two_decks_each_seen_by_one_index_stay_two_cards():
+    # A fan of tens (scene 279 of the held-out set): a ten of diamonds of a small-index deck shows
+    # its top-left index, its twin of a Dondorf deck only its bottom-left, a card's height below
+    # and 1.27 times as big, where the frame's cards agree on their own indexes' sizes within 20%.
+    # The lower index is the twin, not the upper card's own.
+    def fanned(code: str, x: float, y: float, size: float) -> SeenCard:
+        return replace(_card(code, "A", x, y), index_size=size)
+
+    fan = [fanned("10C", -0.4, 1.1, 0.174), fanned("10C", -0.15, 1.0, 0.145), fanned("10D", 0.1, 0.9, 0.158),
+           fanned("10H", 0.35, 0.85, 0.182), fanned("10D", 0.4, 1.58, 0.2)]
+    seen = replace(_seen(*fan, *_column("7C", "B", -1.0, 0.7)), same_deck=1.2)
+    assert sorted(c.code for m in group_cards(seen, (1920, 1080)).teams["A"].melds for c in m.cards) == \
+        ["10C", "10C", "10D", "10D", "10H"]
+    # Where boxes vary as a detector's do, the lower index is the card's own.
+    seen = replace(seen, same_deck=1.45)
+    assert sorted(c.code for m in group_cards(seen, (1920, 1080)).teams["A"].melds for c in m.cards) == \
+        ["10C", "10C", "10D", "10H"]

@@ -75,9 +75,9 @@ class ReadingWorker(QObject):
                 threshold, self._threshold = self._threshold, None
             if setup is not None:
                 self.reader.setup = setup  # only this thread touches the reader
-            if threshold is not None:
-                self.reader.threshold = threshold
             try:
+                if threshold is not None:  # a bad one (a hand-edited settings file) is reported, not fatal
+                    self.reader.threshold = threshold
                 reading = self.reader.read(frame)
             except Exception as error:  # a reader failure must not take the video down with it
                 self.failed.emit(str(error))

@@ -184,6 +184,18 @@ def test_the_reader_threshold_is_its_detectors_cut_off():
         reader.threshold = 1.5
 
 
+def _seen_top_down(detections: Detections):
+    """The cards seen in index boxes given in a top-down view (a 1000×1000 frame, no perspective)."""
+    return see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+
+
+def _scene_indexes(indexes, left: float) -> Detections:
+    """Index boxes from (code, x, y, size) in a held-out scene's top-down view units, 100 px a unit."""
+    xyxy = np.array([(100 * x + left - 50 * size, 100 * y - 50 * size, 100 * x + left + 50 * size, 100 * y + 50 * size)
+                     for _, x, y, size in indexes])
+    return Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
+
+
 def _dondorf_fan(codes, origin, turns, index=14.0, diagonal=(50.0, 72.0)):
     """Index boxes of a fan of a deck with indexes in all four corners (the Dondorfs), in a top-down
     view: each card shows its top-left and bottom-left index, the last one all four."""
@@ -203,7 +215,7 @@ def test_twins_side_by_side_in_a_fan_do_not_set_the_card_size():
     boxes = _dondorf_fan(["JS", "JS", "JH"], (300.0, 700.0), (-8, 0, 0)) + \
         _dondorf_fan(["9D", "9D", "9C"], (600.0, 700.0), (-8, 0, 0))
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(detections)
     assert sorted(c.code for c in seen.cards) == ["9C", "9D", "9D", "JH", "JS", "JS"]
     assert np.allclose(seen.diagonals["A"], (50.0, 72.0), rtol=0.05)
 
@@ -221,7 +233,7 @@ def test_a_fanned_cards_edge_joins_its_indexes_past_a_neighbouring_fans_index():
     boxes = [box(*bottom_left, "7D"), box(*bottom_right, "7D"), box(*beside, "AC")]
     boxes += [box(x, y, "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(detections)
     assert sorted(c.code for c in seen.cards) == ["5S", "7D", "AC"]
 
 
@@ -240,7 +252,7 @@ def test_a_turned_cards_index_at_its_missing_fourth_corner_joins_it():
     boxes += [box(corners[0] + (-23.5, -14.7), "AD"), box(corners[2] + (-6.6, -8.5), "AD")]  # the card before
     boxes += [box((x, y), "5S") for x in (200.0, 250.0) for y in (700.0, 772.0)]  # an upright card
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(detections)
     assert sorted(c.code for c in seen.cards) == ["5S", "AD", "AH"]
 
 
@@ -259,7 +271,7 @@ def test_twins_of_a_fan_a_cards_width_apart_stay_two():
             boxes.append((x - 7.0, y - 7.0, x + 7.0, y + 7.0))
             classes.append(class_id(code))
     detections = Detections(np.array(boxes), np.ones(len(boxes)), np.array(classes))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(detections)
     assert sorted(c.code for c in seen.cards) == ["5S", "8C", "8D", "8H", "8H", "8S", "8S"]
     assert sorted(c.detections for c in seen.cards if c.code == "8H") == [(2, 3), (8,)]  # each its own indexes
 
@@ -285,8 +297,7 @@ def test_a_fan_whose_twins_lie_two_cards_apart_reads_each_card_from_its_own_inde
                 boxes.append((left + x, 500 + y))
                 classes.append(class_id(code))
     xyxy = np.array([(x - 7.0, y - 7.0, x + 7.0, y + 7.0) for x, y in boxes])
-    seen = see_cards(Detections(xyxy, np.ones(len(boxes)), np.array(classes)),
-                     TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(Detections(xyxy, np.ones(len(boxes)), np.array(classes)))
     cards = {card.code: [] for card in seen.cards}
     for card in seen.cards:
         cards[card.code].append(len(card.detections))
@@ -302,7 +313,7 @@ def test_twins_of_two_decks_are_two_cards_even_where_their_indexes_fit_one():
     boxes = [box(300.0, 300.0, "JC", index=28.0), box(300.0, 372.0, "JC")]
     boxes += [box(x, y, "5S") for x in (600.0, 650.0) for y in (600.0, 672.0)]  # an upright card
     detections = Detections(np.array([b for b, _ in boxes]), np.ones(len(boxes)), np.array([c for _, c in boxes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(detections)
     assert sorted(c.code for c in seen.cards) == ["5S", "JC", "JC"]
 
 
@@ -319,10 +330,7 @@ def test_a_turned_wild_card_of_a_fan_joins_its_indexes_past_another_melds_card()
                ("JK", -1.961, 2.192, 0.146), ("JK", -1.468, 1.427, 0.152), ("JK", -1.839, 2.144, 0.152),
                ("2D", -1.118, 1.592, 0.202), ("2D", -0.732, 1.917, 0.202), ("2D", -1.587, 2.148, 0.202),
                ("2D", -1.201, 2.473, 0.202)]
-    xyxy = np.array([(100 * x + 350 - 50 * size, 100 * y - 50 * size, 100 * x + 350 + 50 * size, 100 * y + 50 * size)
-                     for _, x, y, size in indexes])
-    detections = Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(_scene_indexes(indexes, left=350))
     assert [card.detections for card in seen.cards if card.code == "2C"] == [(4, 5)]
     assert sorted(card.detections for card in seen.cards if card.code.startswith("8")) == [(0, 1), (2,), (3,)]
 
@@ -338,10 +346,7 @@ def test_an_upright_card_of_a_fan_joins_its_indexes_past_the_next_cards_bottom_i
                ("JK", -0.636, 2.374, 0.151)]
     indexes += [(code, 4.0 + left + x, 4.0 + y, 0.2) for left, code in ((0.0, "5D"), (1.0, "6D"))
                 for x in (0.0, 0.506) for y in (0.0, 0.724)]
-    xyxy = np.array([(100 * x + 350 - 50 * size, 100 * y - 50 * size, 100 * x + 350 + 50 * size, 100 * y + 50 * size)
-                     for _, x, y, size in indexes])
-    detections = Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(_scene_indexes(indexes, left=350))
     assert sorted(card.detections for card in seen.cards if card.code == "2S") == [(4, 5), (8,)]
     assert sorted(card.code for card in seen.cards) == ["2C", "2H", "2S", "2S", "5D", "6D", "JK", "JK"]
 
@@ -362,9 +367,6 @@ def test_twins_of_two_decks_a_little_apart_in_size_stay_two_where_the_boxes_agre
                ("2C", -0.191, 1.88, 0.189), ("2C", 0.302, 1.987, 0.188)]
     indexes += [(code, 4.0 + left + x, 4.0 + y, 0.2) for left, code in ((0.0, "5D"), (1.0, "9D"))
                 for x in (0.0, 0.526) for y in (0.0, 0.677)]
-    xyxy = np.array([(100 * x + 400 - 50 * size, 100 * y - 50 * size, 100 * x + 400 + 50 * size, 100 * y + 50 * size)
-                     for _, x, y, size in indexes])
-    detections = Detections(xyxy, np.ones(len(indexes)), np.array([class_id(code) for code, *_ in indexes]))
-    seen = see_cards(detections, TableFrame(TableSetup(perspective=np.eye(3)), (1000, 1000)))
+    seen = _seen_top_down(_scene_indexes(indexes, left=400))
     assert sorted(card.detections for card in seen.cards if card.code == "KH") == [(4,), (5,)]
     assert [card.detections for card in seen.cards if card.code == "2C"] == [(22, 23, 24, 25)]

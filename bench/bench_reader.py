@@ -27,7 +27,8 @@ from vision.card_reader import read_table  # noqa: E402
 from vision.evaluate_reader import Noise, detections_from_truth, evaluate, synthetic_scenes  # noqa: E402
 from vision.evaluate_video import evaluate_video  # noqa: E402
 
-COLUMNS = ("scenes", "melds", "meld_exact_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%")
+COLUMNS = ("scenes", "melds", "meld_exact_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
+           "turn_card_right_%")
 
 
 def main() -> None:

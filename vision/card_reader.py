@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.grouping import group_cards
-from vision.physical_cards import see_cards
+from vision.physical_cards import ViewMemory, see_cards
 from vision.reading import TableReading
 from vision.team_areas import TableFrame, TableSetup
 
@@ -34,6 +34,7 @@ class CardReader:
     def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None):
         self.detector = detector if detector is not None else _trained_detector(weights)
         self.setup = setup or TableSetup()
+        self._memory: tuple[TableSetup, tuple[int, int], ViewMemory] | None = None
 
     @property
     def threshold(self) -> float | None:
@@ -52,13 +53,20 @@ class CardReader:
         return self.read_detections(self.detector.detect(frame_bgr), (width, height))
 
     def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
-        return read_table(detections, image_size, self.setup)
+        """Successive frames are taken as one video's: the view measured on a frame that shows
+        enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up
+        or the frame size changes."""
+        if self._memory is None or self._memory[0] is not self.setup or self._memory[1] != image_size:
+            self._memory = (self.setup, image_size, ViewMemory())
+        return read_table(detections, image_size, self.setup, self._memory[2])
 
 
-def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None) -> TableReading:
-    """The table a frame's corner-index detections show."""
+def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,
+               memory: ViewMemory | None = None) -> TableReading:
+    """The table a frame's corner-index detections show (``memory``: the view as measured in the
+    same video's earlier frames, see :class:`ViewMemory`)."""
     frame = TableFrame(setup or TableSetup(), image_size)
-    return group_cards(see_cards(detections, frame), image_size, frame.has_areas)
+    return group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
 
 
 def _trained_detector(weights: Path | None):

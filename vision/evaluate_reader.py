@@ -79,6 +79,7 @@ class Tally:
     scenes: int = 0
     score_told: int = 0
     score_assumed: int = 0
+    turn_card_right: int = 0  #: whether the sideways turn card shows, read right
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -89,7 +90,8 @@ class Tally:
         return {"scenes": self.scenes, "melds": self.melds, "meld_exact_%": share(self.melds_exact, self.melds),
                 "piles": self.piles, "pile_right_%": share(self.piles_right, self.piles),
                 "score_equal_told_%": share(self.score_told, self.scenes),
-                "score_equal_assumed_%": share(self.score_assumed, self.scenes)}
+                "score_equal_assumed_%": share(self.score_assumed, self.scenes),
+                "turn_card_right_%": share(self.turn_card_right, self.scenes)}
 
 
 def judge(reading: TableReading, truth: dict) -> Tally:
@@ -113,6 +115,8 @@ def judge(reading: TableReading, truth: dict) -> Tally:
                 piles_told[(team, pile.rank or "wild")] = tops.pop(pile.top.code)
                 tally.piles_right += 1
         tally.piles += len(truth_piles)
+    shows = any(i["labelled"] for c in truth["cards"] if c["area"] == "turn_card" for i in c["indexes"])
+    tally.turn_card_right = int(shows == (reading.turn_card is not None))
     went_out = truth["hand"]["went_out"]
     tally.score_told = int(_score(reading.to_hand_dict(went_out, piles_told)) == truth["scores"])
     tally.score_assumed = int(_score(reading.to_hand_dict(went_out)) == truth["scores"])

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth, noisy, Noise
+from vision.physical_cards import ViewMemory
 from vision.team_areas import TEAMS, TableSetup
 from vision.tracking import TableTracker, meld_key
 
@@ -61,11 +62,12 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     setup = TableSetup(areas=team_areas(frames))
     rng = np.random.default_rng(seed)
     tracker = TableTracker(confirm=confirm)
+    memory = ViewMemory()
     for truth in frames:
         detections = detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup))
+        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory))
     read = [_read_event(e) for e in tracker.events]
     truth = _truth_events(summary["events"])
     if not any(i["labelled"] for c in frames[-1]["cards"] if c["area"] == "hand" for i in c["indexes"]):

@@ -15,7 +15,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from companion.cards import Card
-from vision.physical_cards import CardsSeen, SeenCard
+from vision.physical_cards import MIDDLE_HALF_BAND, CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
 
@@ -25,7 +25,7 @@ from vision.team_areas import MIDDLE
 #: on the pile reaches about as far, so between the two a card is the team's only when the next card
 #: of its column lies below it. That takes card sizes measured alike everywhere: the table's
 #: top-down view; otherwise (sizes and the middle line guessed) the band ends at the first number.
-MIDDLE_BAND = (0.5, 0.75)
+MIDDLE_BAND = (MIDDLE_HALF_BAND, 0.75)
 #: A group starting further out than this many card heights, and no taller than the second number
 #: (a row), is a partner's spread hand.
 HAND_LINE = 2.45
@@ -34,6 +34,9 @@ HAND_ROW_HEIGHT = 0.6
 MAX_WILDS_IN_MIXED = 2
 #: The turn card shows at least this many card heights left of the discard pile.
 TURN_CARD_GAP = 0.25
+#: An index box less tall than this share of its width, in the table's top-down view, is turned
+#: sideways: the turn card's (the discard pile's cards lie askew by 20° at most).
+SIDEWAYS = 1.0
 #: A fanned meld's last card may lie up to this many card heights above the one before it.
 FAN_RISE = 0.25
 #: The next card of a column lies below a card by less than the first share of a card's width across,
@@ -52,7 +55,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         width, height = seen.card_size(team)
         side = [c for c in seen.cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
-    discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1])
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1], seen.top_down)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -197,10 +200,12 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
     return tuple(tuple(_read(c) for c in sorted(r, key=lambda c: c.top_left[0])) for r in rows)
 
 
-def _middle(cards: list[SeenCard], height: float) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+def _middle(cards: list[SeenCard], height: float, top_down: bool = False) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
     pile as team A sees the table, so it is the card of a second heap to the left. Only its end
-    sticks out from under the draw pile, so the gap seen is small."""
+    sticks out from under the draw pile, so the gap seen is small; a card of the discard pile
+    peeking out beside the top one leaves as big a gap. In the table's top-down view the turn card
+    also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
@@ -209,8 +214,11 @@ def _middle(cards: list[SeenCard], height: float) -> tuple[tuple[ReadCard, ...],
     if not gaps or max(gaps) < TURN_CARD_GAP * height:
         return tuple(_read(c) for c in cards), None
     cut = int(np.argmax(gaps)) + 1
-    turn_card = max(cards[:cut], key=lambda c: c.confidence)
-    return tuple(_read(c) for c in cards[cut:]), _read(turn_card)
+    heap = [c for c in cards[:cut] if not top_down or 0 < c.index_aspect < SIDEWAYS]
+    if not heap:
+        return tuple(_read(c) for c in cards), None
+    turn_card = max(heap, key=lambda c: c.confidence)
+    return tuple(_read(c) for c in cards if c is not turn_card), _read(turn_card)
 
 
 def _read(card: SeenCard) -> ReadCard:

@@ -20,15 +20,18 @@ teams' indexes, and each side is turned so its meld columns run straight down.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from companion.cards import Card
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.team_areas import TableFrame
+from vision.team_areas import MIDDLE, TableFrame
 
+#: Indexes within this many card heights of the table's middle line are the middle's (the discard
+#: pile and turn card): a team's nearest, the tops of its meld columns, lie about 0.6 heights out.
+MIDDLE_HALF_BAND = 0.5
 #: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
@@ -85,6 +88,20 @@ class SeenCard:
     centre: tuple[float, float]  #: estimated card centre in the side's upright frame
     index_y: float  #: mean distance of its indexes from the table's middle line, upright frame
     index_size: float = 0.0  #: mean size of its indexes in the upright frame (0: unknown)
+    #: mean height over width of its index boxes in the frame: rank over suit stands tall, so below
+    #: 1 the card lies sideways (the turn card); 0: unknown
+    index_aspect: float = 0.0
+
+
+@dataclass
+class ViewMemory:
+    """What the reader last measured of a side's view, for the frames of one video that show too
+    little to measure it (an arm across the melds hides the column steps and the card corners):
+    the turn that straightens its meld columns and its index diagonals. A frame that shows enough
+    measures afresh (and updates the memory), so a camera nudged mid-hand is followed."""
+
+    turns: dict[str, float] = field(default_factory=dict)  #: side -> degrees
+    diagonals: dict[str, list[np.ndarray]] = field(default_factory=dict)  #: side -> index diagonals
 
 
 @dataclass(frozen=True)
@@ -109,46 +126,87 @@ class CardsSeen:
         return across / 0.74, across / 0.52
 
 
-def see_cards(detections: Detections, frame: TableFrame) -> CardsSeen:
+def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | None = None) -> CardsSeen:
+    """The physical cards of one frame. ``memory`` (one per video and table set-up) lends the view
+    measured in earlier frames to a frame that shows too little of it, and learns from one that
+    shows enough."""
     if not len(detections):
         return CardsSeen((), {})
     upright = frame.to_frame(detections.centers)
-    sizes = _index_sizes(detections, frame)
+    sizes, aspects = _index_sizes(detections, frame), _index_aspects(detections, frame)
     if frame.set_up:
         sides = frame.sides(detections.centers)
     else:
         upright[:, 1] -= _middle_line(upright[:, 1], sizes)
         sides = np.where(upright[:, 1] >= 0, "A", "B")
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
+    slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
+    if frame.setup.perspective is not None and not frame.has_areas:  # the middle line is known
+        _middle_band(upright, sides, detections.class_id, sizes, slopes)
     if frame.setup.perspective is None:
         for side in ("A", "B"):
             mine = sides == side
-            upright[mine] = _straightened(upright[mine], detections.class_id[mine], sizes[mine])
+            turn = _column_turn(upright[mine], detections.class_id[mine], sizes[mine])
+            if memory is not None and turn is None:
+                turn = memory.turns.get(side)
+            elif memory is not None:
+                memory.turns[side] = turn
+            upright[mine] = _turned(upright[mine], turn)
     cards, typical = [], {}
     # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
     # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
-    slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
-    shared = _diagonals(detections.class_id, upright, sizes, sides, slopes)
-    same_deck = _same_deck_sizes(detections.class_id, upright, sizes, sides, shared[0])
+    # The middle's cards lie askew (the discard pile is a heap), so they measure nothing.
+    laid = sides != MIDDLE if (sides != MIDDLE).any() else np.ones(len(sides), bool)
+    shared = _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes)
+    same_deck = _same_deck_sizes(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], shared[0])
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
-        own = [] if frame.setup.perspective is not None else \
+        own = [] if frame.setup.perspective is not None or side == MIDDLE else \
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
+        if memory is not None:
+            supported = own or _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes,
+                                          MIN_SUPPORT)
+            if supported:
+                memory.diagonals[str(side)] = diagonals
+            diagonals = diagonals if supported else memory.diagonals.get(str(side), diagonals)
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
-            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes))
+            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
+                               aspects))
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck)
+
+
+def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes) -> None:
+    """Give the indexes along the middle line to the middle (in place), turned back if they were
+    team B's. The discard pile lies across the line, so its top card's two indexes fall on either
+    side of it: split between the teams they would pair as two cards, a heap apart (which reads as
+    a turn card beside the discard pile)."""
+    height = float(_diagonals(class_id, upright, sizes, sides, slopes)[0][0]) / 0.52
+    near = np.abs(upright[:, 1]) < MIDDLE_HALF_BAND * height
+    upright[near & (sides == "B")] *= -1
+    sides[near] = MIDDLE
+
+
+def _mapped_boxes(detections: Detections, frame: TableFrame) -> np.ndarray:
+    """Each index box's corners in the frame, (n, 4, 2)."""
+    x0, y0, x1, y1 = detections.xyxy.T.astype(np.float64)
+    quads = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)], 1)
+    return frame.to_frame(quads.reshape(-1, 2)).reshape(-1, 4, 2)
 
 
 def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
     """Each index box's size in the frame: the square root of its area once mapped there."""
-    x0, y0, x1, y1 = detections.xyxy.T.astype(np.float64)
-    quads = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)], 1)
-    mapped = frame.to_frame(quads.reshape(-1, 2)).reshape(-1, 4, 2)
+    mapped = _mapped_boxes(detections, frame)
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
     return np.sqrt(np.maximum(area, 1e-9))
+
+
+def _index_aspects(detections: Detections, frame: TableFrame) -> np.ndarray:
+    """Each index box's height over width in the frame."""
+    mapped = _mapped_boxes(detections, frame)
+    return np.ptp(mapped[..., 1], axis=1) / np.maximum(np.ptp(mapped[..., 0], axis=1), 1e-9)
 
 
 def _same_deck_sizes(class_id, upright, sizes, sides, diagonal) -> float:
@@ -180,10 +238,11 @@ def _middle_line(heights: np.ndarray, sizes: np.ndarray) -> float:
     return float(grid[allowed][np.argmin(cost[allowed])])
 
 
-def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """A side's points turned so that its meld columns run straight down. Without the table's
-    perspective the frame is a guess (hand-drawn team areas, or the image itself) and may be turned
-    a little; the steps down a column between natural cards of one rank show by how much."""
+def _column_turn(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -> float | None:
+    """The turn (degrees) that makes a side's meld columns run straight down, or ``None`` when the
+    side shows too few column steps to tell. Without the table's perspective the frame is a guess
+    (hand-drawn team areas, or the image itself) and may be turned; the steps down a column between
+    natural cards of one rank show by how much."""
     ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
     turns = []
     for i in range(len(points)):
@@ -201,9 +260,13 @@ def _straightened(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) -
         turn = np.degrees(np.arctan2(step[0], step[1]))  # 0 when straight down
         if 1.0 <= np.min(lengths) <= 4.0 and abs(turn) <= 30:
             turns.append(turn)
-    if len(turns) < 4:
+    return float(np.median(turns)) if len(turns) >= 4 else None
+
+
+def _turned(points: np.ndarray, turn: float | None) -> np.ndarray:
+    if not turn:
         return points
-    angle = np.radians(np.median(turns))
+    angle = np.radians(turn)
     cos, sin = np.cos(angle), np.sin(angle)
     return points @ np.array([[cos, -sin], [sin, cos]]).T
 
@@ -421,7 +484,7 @@ def _of_one_meld(card: int, other: int) -> bool:
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
-def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes) -> SeenCard:
+def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes, aspects) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -432,4 +495,4 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
-                    float(points[:, 1].mean()), float(sizes[members].mean()))
+                    float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()))

@@ -44,7 +44,7 @@ class TableEvent:
 
 def table_parts(reading: TableReading) -> dict[tuple, object]:
     """A reading as the table's parts, each a hashable value (``None`` when absent)."""
-    parts: dict[tuple, object] = {("turn_card",): reading.turn_card is not None}
+    parts: dict[tuple, object] = {("turn_card",): reading.turn_card.code if reading.turn_card else None}
     for team in TEAMS:
         side = reading.teams[team]
         for meld in side.melds:
@@ -65,9 +65,13 @@ MIN_SPREAD_CARDS = 2
 
 
 def _grows(key: tuple, old, new) -> bool:
-    """Whether a part's new value only adds to the old one (as play does)."""
-    if old is None or key == ("turn_card",) or key[-1] == "hands":
+    """Whether a part's new value only adds to the old one (as play does). The turn card going, or
+    another card read in its place, is not growth: an arm hides it as well as a draw takes it, and
+    a discard pile that looks like two heaps is no turn card."""
+    if old is None or key[-1] == "hands":
         return True
+    if key == ("turn_card",):
+        return False
     if new is None:
         return False
     if isinstance(old, tuple):
@@ -88,7 +92,7 @@ class TableTracker:
     confirm: int = 2
     #: Melds and threes only grow in play: a part read smaller must be read so this many times longer
     #: (a card hidden under an arm, or two indexes that did not pair for a while, change nothing).
-    shrink_factor: int = 4
+    shrink_factor: int = 6
     state: HandState = field(default_factory=HandState)
     steady: dict[tuple, object] = field(default_factory=dict)
     events: list[TableEvent] = field(default_factory=list)
@@ -149,13 +153,19 @@ class TableTracker:
         votes = Counter(v for v in window if v != steady)
         if votes:
             value, count = votes.most_common(1)[0]
-            if count >= self.confirm and _grows(key, steady, value):
+            if count >= self.confirm and _grows(key, steady, value) and not self._replaces_meld(key):
                 return value
         if len(recent) == recent.maxlen and all(v != steady for v in recent):
             value, count = Counter(recent).most_common(1)[0]
             if count >= self.confirm:
                 return value
         return _NO_CHANGE
+
+    def _replaces_meld(self, key: tuple) -> bool:
+        """Whether a canasta pile read where the team has a meld of its rank would replace it: the
+        meld squared, or only its top card showing past an arm; it must hold as long as a meld
+        read smaller."""
+        return key[1:2] == ("pile",) and (key[0], "meld", key[2]) in self.steady
 
     # ------------------------------------------------------------------------------ events
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
@@ -169,7 +179,9 @@ class TableTracker:
             return [TableEvent("hands_spread", frame=self._frame)]
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
-        if changed.get(("turn_card",)) is False and before.get(("turn_card",)) and not self.state.turn_card.drawn:
+        turn_card = before.get(("turn_card",))
+        if ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
+                and not self.state.turn_card.drawn:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
         for team in TEAMS:
             events += self._threes(team, before, changed)

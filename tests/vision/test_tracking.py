@@ -34,11 +34,14 @@ def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_me
     six = ["KH", "KS", "KD", "KC", "KH", "2C"]
     squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("KS", (0, 0, 1, 1), 0.9), 0.0),)),
                                         "B": TeamReading()})
-    frames = [_reading()] * 2 + [_reading([["KH", "KS", "KD"]], turn_card=False)] * 2 \
-        + [_reading([six], turn_card=False)] * 2 + [squared] * 2
+    # A card gone (the turn card, a meld squared into a pile) must stay gone longer than an arm
+    # passing over the table takes; a card laid counts after two frames.
+    gone = tracker.confirm * tracker.shrink_factor
+    frames = [_reading()] * 2 + [_reading([["KH", "KS", "KD"]], turn_card=False)] * gone \
+        + [_reading([six], turn_card=False)] * 2 + [squared] * gone
     for reading in frames:
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["turn_card_taken", "opened", "added_to_meld", "canasta"]
+    assert [e.kind for e in tracker.events] == ["opened", "turn_card_taken", "added_to_meld", "canasta"]
     assert tracker.state.turn_card.drawn and "K" in tracker.state.dead_ranks
     assert sorted(tracker.pile_contents[("A", "K")]) == sorted(six + ["KS"])  # the seventh card is the top one
     (pile,) = squared.to_hand_dict(pile_contents=tracker.pile_contents)["teams"]["A"]["melds"]
@@ -51,7 +54,7 @@ def test_a_top_card_the_meld_already_shows_twice_is_not_the_card_that_closed_it(
     six = ["JS", "JH", "JD", "JS", "JD", "JH"]
     squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("JH", (0, 0, 1, 1), 0.9), 0.0),)),
                                         "B": TeamReading()})
-    for reading in [_reading()] * 2 + [_reading([six])] * 2 + [squared] * 2:
+    for reading in [_reading()] * 2 + [_reading([six])] * 2 + [squared] * tracker.confirm * tracker.shrink_factor:
         tracker.update(reading)
     (closing,) = [e for e in tracker.events if e.kind == "canasta"]
     assert closing.cards == ("JC",)  # the one jack the pack still has

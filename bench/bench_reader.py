@@ -2,6 +2,9 @@
 
     python bench/bench_reader.py [--scenes 300] [--seed 1] [--size 1920x1080] [--videos DIR ...]
 
+The hand videos are the demo and the ground truth of six more (``datasets/videos/seedN``: the
+frames' labels and the events, without the pictures; ``python -m vision video --seed N`` films them).
+
 Until the detector is trained (issue 4) the reader gets each scene's labelled index boxes (a perfect
 detector), then the same boxes spoiled as a real detector would spoil them (see
 ``vision.evaluate_reader.Noise``). Prints meld-exact %, pile-right % and score-equal % for the
@@ -37,7 +40,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
-    parser.add_argument("--videos", type=Path, nargs="*", default=[Path("datasets/demo")])
+    parser.add_argument("--videos", type=Path, nargs="*",
+                        default=[Path("datasets/demo"), *sorted(Path("datasets/videos").glob("seed*"))])
     args = parser.parse_args()
     size = parse_size(args.size)
     scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))

@@ -67,7 +67,10 @@ MIN_SPREAD_CARDS = 2
 def _grows(key: tuple, old, new) -> bool:
     """Whether a part's new value only adds to the old one (as play does). The turn card going, or
     another card read in its place, is not growth: an arm hides it as well as a draw takes it, and
-    a discard pile that looks like two heaps is no turn card."""
+    a discard pile that looks like two heaps is no turn card. Nor is a canasta pile: a meld whose
+    top card alone shows past an arm looks like one."""
+    if key[1:2] == ("pile",):
+        return False
     if old is None or key[-1] == "hands":
         return True
     if key == ("turn_card",):
@@ -103,6 +106,8 @@ class TableTracker:
     _recent: dict[tuple, deque] = field(default_factory=dict)
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
     _frame: int = 0
+    #: the frame each team's melds and piles last changed (an opening waits until they settle)
+    _laid_at: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
@@ -153,19 +158,13 @@ class TableTracker:
         votes = Counter(v for v in window if v != steady)
         if votes:
             value, count = votes.most_common(1)[0]
-            if count >= self.confirm and _grows(key, steady, value) and not self._replaces_meld(key):
+            if count >= self.confirm and _grows(key, steady, value):
                 return value
         if len(recent) == recent.maxlen and all(v != steady for v in recent):
             value, count = Counter(recent).most_common(1)[0]
             if count >= self.confirm:
                 return value
         return _NO_CHANGE
-
-    def _replaces_meld(self, key: tuple) -> bool:
-        """Whether a canasta pile read where the team has a meld of its rank would replace it: the
-        meld squared, or only its top card showing past an arm; it must hold as long as a meld
-        read smaller."""
-        return key[1:2] == ("pile",) and (key[0], "meld", key[2]) in self.steady
 
     # ------------------------------------------------------------------------------ events
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
@@ -185,8 +184,11 @@ class TableTracker:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
         for team in TEAMS:
             events += self._threes(team, before, changed)
+            if any(key[0] == team and key[1] in ("meld", "pile") for key in changed):
+                self._laid_at[team] = self._frame
             if not self.state.teams[team].opened:
-                events += self._opening(team, changed)
+                events += self._opening(team)
+                continue
             for key, value in changed.items():
                 if key[0] == team and key[1] == "meld" and value is not None:
                     events += self._meld(team, key[2], before.get(key) or (), value)
@@ -204,11 +206,16 @@ class TableTracker:
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._frame))
                 for code in sorted(laid.elements())]
 
-    def _opening(self, team: str, changed: dict) -> list[TableEvent]:
-        """A team's first melds, laid in one turn: one opening (a canasta among them may already be
-        squared: only its top card shows, the rest are taken to be like it)."""
+    def _opening(self, team: str) -> list[TableEvent]:
+        """A team's first melds, laid in one turn: one opening, once they have settled (stayed as
+        they are for as long as a card gone must stay gone: a player lays them under an arm, one
+        meld after another). A canasta among them may already be squared: only its top card shows,
+        the rest are taken to be like it."""
+        settled = self._frame - self._laid_at.get(team, self._frame) >= self.confirm * self.shrink_factor
+        if not settled:
+            return []
         laid = {key[2]: value if key[1] == "meld" else self._unseen(value, CANASTA_SIZE, team=team, rank=key[2])
-                for key, value in changed.items() if key[0] == team and key[1] in ("meld", "pile") and value}
+                for key, value in self.steady.items() if key[0] == team and key[1] in ("meld", "pile") and value}
         if not laid:
             return []
         for rank in laid:
@@ -217,7 +224,7 @@ class TableTracker:
         event = self._apply(Opened(team, tuple(tuple(Card.parse(c) for c in m) for m in melds)),
                             TableEvent("opened", team, cards=tuple(c for m in melds for c in m), melds=melds,
                                        frame=self._frame))
-        for key in [key for key in changed if key[0] == team and key[1] == "pile"]:
+        for key in [key for key in self.steady if key[0] == team and key[1] == "pile"]:
             self._close(team, key[2])
         return [event]
 

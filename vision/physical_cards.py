@@ -20,6 +20,7 @@ teams' indexes, and each side is turned so its meld columns run straight down.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,8 @@ from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.team_areas import MIDDLE, TableFrame
 
+#: The view of a video's table is the median of its measurements over this many recent frames.
+VIEW_FRAMES = 25
 #: Indexes within this many card heights of the table's middle line are the middle's (the discard
 #: pile and turn card): a team's nearest, the tops of its meld columns, lie about 0.6 heights out.
 MIDDLE_HALF_BAND = 0.5
@@ -95,13 +98,31 @@ class SeenCard:
 
 @dataclass
 class ViewMemory:
-    """What the reader last measured of a side's view, for the frames of one video that show too
-    little to measure it (an arm across the melds hides the column steps and the card corners):
-    the turn that straightens its meld columns and its index diagonals. A frame that shows enough
-    measures afresh (and updates the memory), so a camera nudged mid-hand is followed."""
+    """The view of one video's table as measured over its recent frames: per side, the turn that
+    straightens the meld columns and the index diagonals. A fixed camera sees the table alike in
+    every frame, but a frame with an arm across the melds shows too few column steps and card
+    corners to measure it, or measures it wrong; so each frame reads with the median of the recent
+    measurements (the frame's own among them), and one that measures nothing with the last median.
+    Recent frames only (:data:`VIEW_FRAMES`), so a camera nudged mid-hand is followed."""
 
-    turns: dict[str, float] = field(default_factory=dict)  #: side -> degrees
-    diagonals: dict[str, list[np.ndarray]] = field(default_factory=dict)  #: side -> index diagonals
+    turns: dict[str, deque] = field(default_factory=dict)  #: side -> recent turns (degrees)
+    diagonals: dict[str, deque] = field(default_factory=dict)  #: side -> recent index diagonal lists
+
+    def turn(self, side: str, measured: float | None) -> float | None:
+        recent = self.turns.setdefault(side, deque(maxlen=VIEW_FRAMES))
+        if measured is not None:
+            recent.append(measured)
+        return float(np.median(recent)) if recent else None
+
+    def diagonal(self, side: str, measured: list[np.ndarray] | None) -> list[np.ndarray] | None:
+        """The recent diagonal list whose first (the likeliest design's) is nearest their median."""
+        recent = self.diagonals.setdefault(side, deque(maxlen=VIEW_FRAMES))
+        if measured:
+            recent.append(measured)
+        if not recent:
+            return None
+        median = np.median([found[0] for found in recent], axis=0)
+        return min(reversed(recent), key=lambda found: float(np.linalg.norm(found[0] - median)))
 
 
 @dataclass(frozen=True)
@@ -147,10 +168,8 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         for side in ("A", "B"):
             mine = sides == side
             turn = _column_turn(upright[mine], detections.class_id[mine], sizes[mine])
-            if memory is not None and turn is None:
-                turn = memory.turns.get(side)
-            elif memory is not None:
-                memory.turns[side] = turn
+            if memory is not None:
+                turn = memory.turn(side, turn)
             upright[mine] = _turned(upright[mine], turn)
     cards, typical = [], {}
     # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
@@ -167,9 +186,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         if memory is not None:
             supported = own or _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes,
                                           MIN_SUPPORT)
-            if supported:
-                memory.diagonals[str(side)] = diagonals
-            diagonals = diagonals if supported else memory.diagonals.get(str(side), diagonals)
+            diagonals = memory.diagonal(str(side), diagonals if supported else None) or diagonals
         typical[str(side)] = tuple(map(float, diagonals[0]))
         for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,

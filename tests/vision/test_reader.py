@@ -76,12 +76,23 @@ def test_threes_row_hands_and_the_middle(small_atlas):
     assert [c.code for c in reading.discard] == ["4S"]
 
 
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_the_discard_pile_across_the_middle_line_is_no_turn_card(small_atlas, seed):
+    # The top discard's two indexes lie on either side of the middle line, and the card below it
+    # peeks out: read per team, they made two heaps, the first taken for the turn card.
+    state = _table(a_melds=[["JH", "JS", "JD"]], b_melds=[["5D", "5S", "5C"]], discard=("7D", "5H", "QH"))
+    reading, truth = _read(small_atlas, state, seed=seed, card_height=45)
+    assert reading.turn_card is None
+    assert [c.code for c in reading.discard].count("QH") == 1
+
+
 def test_held_out_scenes_read_from_perfect_detections(small_atlas):
     """A regression guard on 30 held-out-deck scenes (the README's figures come from bench/)."""
     results = evaluate(list(synthetic_scenes(small_atlas, 30, seed=3, image_size=SIZE)))
     readable = results["set-up/readable"]
     assert readable["meld_exact_%"] >= 90 and readable["pile_right_%"] >= 90
     assert readable["score_equal_told_%"] >= 60
+    assert results["set-up/all"]["turn_card_right_%"] >= 85
 
 
 def test_every_card_has_a_box_and_confidence_and_the_json_keeps_the_contract(small_atlas):

@@ -52,6 +52,10 @@ class CardReader:
         height, width = frame_bgr.shape[:2]
         return self.read_detections(self.detector.detect(frame_bgr), (width, height))
 
+    def new_view(self) -> None:
+        """Forget the view measured so far: the next frame is of another video, or a photo."""
+        self._memory = None
+
     def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
         """Successive frames are taken as one video's: the view measured on a frame that shows
         enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up

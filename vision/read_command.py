@@ -67,6 +67,7 @@ def run_read(paths: list[Path], as_json: bool, annotate_dir: Path | None, every:
         if labeller is not None:
             labeller.path = path
         tracker = TableTracker() if is_video(path) else None
+        reader.new_view()  # each photo and each video shows its own view of a table
         try:
             for frame_number, frame in _frames(path, every):
                 started = time.perf_counter()

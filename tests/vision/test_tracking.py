@@ -112,3 +112,24 @@ def test_guessed_canasta_suits_give_way_to_cards_seen_later():
     settle_guesses(teams, {("A", "9"): ("9C", "9D")})  # a 9C was guessed; the spread hand shows one
     assert sorted(teams["A"]["melds"][0]) == ["9C", "9D", "9D", "9H", "9H", "9S", "9S"]
     assert teams["A"]["hands"] == [["9C"], []]
+
+
+def test_the_reader_lends_a_video_frame_under_an_arm_the_view_and_a_new_photo_none():
+    import gzip
+    import json
+
+    from vision import CardReader
+    from vision.evaluate_reader import detections_from_truth
+    from vision.evaluate_video import team_areas
+    from vision.team_areas import TableSetup
+
+    with gzip.open(VIDEOS / "seed4" / "frames.jsonl.gz", "rt") as lines:
+        frames = [json.loads(line) for line in lines]
+    reader = CardReader(detector=object(), setup=TableSetup(areas=team_areas(frames)))
+    size = (frames[0]["image"]["width"], frames[0]["image"]["height"])
+    for truth in frames[96:120]:  # a clear view of both teams' melds
+        reader.read_detections(detections_from_truth(truth), size)
+    under_arm = detections_from_truth(frames[120])  # an arm across team B's melds
+    assert not reader.read_detections(under_arm, size).teams["B"].hands
+    reader.new_view()
+    assert reader.read_detections(under_arm, size).teams["B"].hands  # alone, the frame misleads

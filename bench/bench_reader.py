@@ -2,7 +2,7 @@
 
     python bench/bench_reader.py [--scenes 300] [--seed 1] [--size 1920x1080] [--videos DIR ...]
 
-The hand videos are the demo and the ground truth of six more (``datasets/videos/seedN``: the
+The hand videos are the demo and the ground truth of eleven more (``datasets/videos/seedN``: the
 frames' labels and the events, without the pictures; ``python -m vision video --seed N`` films them).
 
 Until the detector is trained (issue 4) the reader gets each scene's labelled index boxes (a perfect

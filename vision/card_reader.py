@@ -70,7 +70,11 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
     """The table a frame's corner-index detections show (``memory``: the view as measured in the
     same video's earlier frames, see :class:`ViewMemory`)."""
     frame = TableFrame(setup or TableSetup(), image_size)
-    return group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
+    reading = group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
+    if memory is not None and reading.turn_card is not None:
+        x0, y0, x1, y1 = reading.turn_card.box
+        memory.saw_turn_card(reading.turn_card.code, ((x0 + x1) / 2, (y0 + y1) / 2))
+    return reading
 
 
 def _trained_detector(weights: Path | None):

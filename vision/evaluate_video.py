@@ -33,6 +33,13 @@ class VideoResult:
     read_events: list[tuple]
     dead_ranks: tuple[set, set]  #: (truth, read)
     turn_card_drawn: tuple[bool, bool]  #: (truth, read)
+    #: cards laid in melds or threes that show no index when an event's filming ends (its clear
+    #: view), as ``team + code``: no reader can count them, so the video is not readable
+    hidden: tuple[str, ...] = ()
+
+    @property
+    def readable(self) -> bool:
+        return not self.hidden
 
     @property
     def events_match(self) -> bool:
@@ -51,6 +58,7 @@ class VideoResult:
     def summary(self) -> dict:
         return {"events": len(self.truth_events), "read_events": len(self.read_events),
                 "in_order": self.events_in_order, "all_match": self.events_match,
+                "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
 
@@ -74,7 +82,15 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         truth = [e for e in truth if e != ("hands_spread",)]  # the camera never sees the spread hands
     return VideoResult(truth, read,
                        (_truth_dead_ranks(frames[-1]), set(tracker.state.dead_ranks.ranks)),
-                       (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn))
+                       (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn),
+                       hidden_cards(frames))
+
+
+def hidden_cards(frames: list[dict]) -> tuple[str, ...]:
+    """Cards of melds and threes without a visible index in the last frame of an event's filming."""
+    last = {frame["event"]: frame for frame in frames}
+    return tuple(sorted({card["team"] + card["code"] for frame in last.values() for card in frame["cards"]
+                         if card["area"] in ("meld", "threes") and not any(i["labelled"] for i in card["indexes"])}))
 
 
 def team_areas(frames: list[dict]) -> dict[str, np.ndarray]:

@@ -20,7 +20,7 @@ teams' indexes, and each side is turned so its meld columns run straight down.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +32,10 @@ from vision.team_areas import MIDDLE, TableFrame
 
 #: The view of a video's table is the median of its measurements over this many recent frames.
 VIEW_FRAMES = 25
+#: The turn card's place is remembered once read in this many of the recent frames; an index of its
+#: code within the second number of index sizes of it is the turn card.
+MIN_TURN_CARD_READS = 3
+TURN_CARD_NEAR = 0.75
 #: Indexes within this many card heights of the table's middle line are the middle's (the discard
 #: pile and turn card): a team's nearest, the tops of its meld columns, lie about 0.6 heights out.
 MIDDLE_HALF_BAND = 0.5
@@ -114,6 +118,20 @@ class ViewMemory:
             recent.append(measured)
         return float(np.median(recent)) if recent else None
 
+    turn_cards: deque = field(default_factory=lambda: deque(maxlen=VIEW_FRAMES))  #: (code, image point) read
+
+    def saw_turn_card(self, code: str, point: np.ndarray) -> None:
+        self.turn_cards.append((code, np.asarray(point, float)))
+
+    def turn_card(self) -> tuple[str, np.ndarray] | None:
+        """Where the turn card lies, as the recent readings that found it put it (the code read most
+        often, at the median of its points), once read in a few frames: it never moves."""
+        codes = Counter(code for code, _ in self.turn_cards)
+        if not codes or codes.most_common(1)[0][1] < MIN_TURN_CARD_READS:
+            return None
+        code = codes.most_common(1)[0][0]
+        return code, np.median([point for seen, point in self.turn_cards if seen == code], axis=0)
+
     def diagonal(self, side: str, measured: list[np.ndarray] | None) -> list[np.ndarray] | None:
         """The recent diagonal list whose first (the likeliest design's) is nearest their median."""
         recent = self.diagonals.setdefault(side, deque(maxlen=VIEW_FRAMES))
@@ -157,6 +175,10 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
     sizes, aspects = _index_sizes(detections, frame), _index_aspects(detections, frame)
     if frame.set_up:
         sides = frame.sides(detections.centers)
+        if frame.setup.perspective is None and (sides == MIDDLE).any():
+            # Hand-drawn areas say little of where the middle line runs (an area may hold only a
+            # team's spread hands); the discard pile and the turn card lie on it.
+            upright[:, 1] -= float(np.median(upright[sides == MIDDLE, 1]))
     else:
         upright[:, 1] -= _middle_line(upright[:, 1], sizes)
         sides = np.where(upright[:, 1] >= 0, "A", "B")
@@ -188,7 +210,10 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
                                           MIN_SUPPORT)
             diagonals = memory.diagonal(str(side), diagonals if supported else None) or diagonals
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        for members in _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck):
+        found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck, slopes)
+        if side == MIDDLE and memory is not None:
+            found = _turn_card_apart(found, mine, detections, memory.turn_card())
+        for members in found:
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
                                aspects))
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck)
@@ -375,7 +400,8 @@ def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
     return [(0.0, float(diagonal[0])), (90.0, float(diagonal[1])), (slope, length), (180.0 - slope, length)]
 
 
-def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DECK_SIZES[1]) -> list[list[int]]:
+def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DECK_SIZES[1],
+          slopes: tuple[float, float] = DIAGONAL_SLOPE["top-down"]) -> list[list[int]]:
     """Detections grouped into cards, best-fitting pairs first. Two part-cards join only if every
     index of one fits every index of the other (two identical cards of a column, each showing two
     corners, would otherwise join through the one pair that happens to fit). Then, more loosely,
@@ -387,7 +413,49 @@ def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DE
     _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT, same_deck)
     _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, same_deck, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
+    _only_two(card_of, class_id, upright, sides, diagonals[0], sizes, same_deck, slopes)
     return list({id(card): card for card in card_of.values()}.values())
+
+
+def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detections,
+                     turn_card: tuple[str, np.ndarray] | None) -> list[list[int]]:
+    """The middle's cards with the turn card's index a card of its own: where earlier frames read
+    the turn card, an index of its code is it, whatever it paired with (its twin from the other
+    deck on the discard pile lies close by, and may take it for one of its corners)."""
+    if turn_card is None:
+        return found
+    code, point = turn_card
+    for members in found:
+        if len(members) < 2:
+            continue
+        for k in members:
+            box = detections.xyxy[mine[k]]
+            centre, size = (box[:2] + box[2:]) / 2, float(max(box[2] - box[0], box[3] - box[1]))
+            if detections.codes[mine[k]] == code and np.linalg.norm(centre - point) < TURN_CARD_NEAR * size:
+                members.remove(k)
+                return found + [[k]]
+    return found
+
+
+def _only_two(card_of: dict[int, list[int]], class_id, upright, sides, diagonal, sizes, same_deck: float,
+              slopes: tuple[float, float]) -> None:
+    """The only two indexes of a class on a side, both lone, are one card when they lie as a card's
+    two corners may (down and right, at a diagonal's slope, 2 to 12 index sizes apart) with nothing
+    between: while a frame shows few cards (the first threes), the diagonal measured on another
+    card, or on the far side where cards look smaller, may not fit this one."""
+    for cls in np.unique(class_id):
+        members = np.flatnonzero((class_id == cls) & (sides == sides[0]))
+        if len(members) != 2 or any(len(card_of[k]) > 1 for k in members):
+            continue
+        i, j = sorted(members, key=lambda k: upright[k].sum())
+        offset = upright[j] - upright[i]
+        angle = float(np.degrees(np.arctan2(offset[1], offset[0])))
+        in_sizes = float(np.hypot(*offset)) / ((sizes[i] + sizes[j]) / 2)
+        if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0 \
+                and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
+                and not _anything_between(i, j, upright, diagonal, class_id, sides):
+            card_of[i] += card_of[j]
+            card_of[j] = card_of[i]
 
 
 def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, diagonal) -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
     CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
@@ -59,6 +61,8 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
 
 
 _NO_CHANGE = object()
+#: A turn card read further than this many index sizes from where it lay is another card.
+TURN_CARD_MOVE = 1.5
 #: Spread hands show at least this many cards (one card past the hand line is more likely a stray
 #: index of a meld whose other cards are hidden).
 MIN_SPREAD_CARDS = 2
@@ -108,6 +112,7 @@ class TableTracker:
     _frame: int = 0
     #: the frame each team's melds and piles last changed (an opening waits until they settle)
     _laid_at: dict[str, int] = field(default_factory=dict)
+    _turn_card_at: np.ndarray | None = None  #: where the steady turn card's index was first read, image pixels
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
@@ -130,6 +135,7 @@ class TableTracker:
     def update(self, reading: TableReading) -> list[TableEvent]:
         """Take one frame's reading; return the events its confirmed changes imply."""
         seen = table_parts(reading)
+        self._place_turn_card(reading, seen)
         changed = {}
         for key in set(seen) | set(self._recent):
             recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor))
@@ -148,6 +154,19 @@ class TableTracker:
         self._frame += 1
         self.events += new
         return new
+
+    def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
+        """The turn card never moves until it is drawn: a card of its code read elsewhere is another
+        one (the drawn turn card discarded, or its twin from the other deck on the discard pile)."""
+        steady = self.steady.get(("turn_card",))
+        if reading.turn_card is None or reading.turn_card.code != steady:
+            return
+        x0, y0, x1, y1 = reading.turn_card.box
+        centre, size = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), max(x1 - x0, y1 - y0, 1.0)
+        if self._turn_card_at is None:
+            self._turn_card_at = centre
+        elif np.linalg.norm(centre - self._turn_card_at) > TURN_CARD_MOVE * size:
+            seen[("turn_card",)] = f"{steady} elsewhere"
 
     def _voted(self, key: tuple, recent: deque):
         """The part's new steady value, or :data:`_NO_CHANGE`: a value that adds to the steady one

@@ -70,10 +70,13 @@ def test_a_top_card_the_meld_already_shows_twice_is_not_the_card_that_closed_it(
 VIDEOS = DEMO.parent / "videos"
 
 
-@pytest.mark.parametrize("video", [DEMO, VIDEOS / "seed1", VIDEOS / "seed7"], ids=["demo", "seed1", "seed7"])
-def test_simulated_hand_video_events_dead_ranks_and_turn_card(video):
-    # seed 1: the opening is laid under an arm (half the melds hidden for a third of a second);
-    # seed 7: a meld's one visible card reads as a canasta pile under the arm.
+@pytest.mark.parametrize("seed", ["demo", 1, 7, 8, 10, 11, 12])
+def test_simulated_hand_video_events_dead_ranks_and_turn_card(seed):
+    # 1: the opening is laid under an arm (half the melds hidden for a third of a second);
+    # 7: a meld's one visible card reads as a canasta pile under the arm; 8: the turn card's twin
+    # lies on the discard pile; 10: the drawn turn card is discarded; 11: team A lays nothing, so
+    # its area holds only its spread hands; 12: a three laid askew before any meld.
+    video = DEMO if seed == "demo" else VIDEOS / f"seed{seed}"
     result = evaluate_video(video)
     assert result.events_match, list(zip(result.truth_events, result.read_events))
     assert result.dead_ranks[0] == result.dead_ranks[1]

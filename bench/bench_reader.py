@@ -41,7 +41,8 @@ def main() -> None:
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     parser.add_argument("--videos", type=Path, nargs="*",
-                        default=[Path("datasets/demo"), *sorted(Path("datasets/videos").glob("seed*"))])
+                        default=[Path("datasets/demo"), *sorted(Path("datasets/videos").glob("seed*"),
+                                                                key=lambda p: int(p.name.removeprefix("seed")))])
     args = parser.parse_args()
     size = parse_size(args.size)
     scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))

@@ -37,6 +37,9 @@ TURN_CARD_GAP = 0.25
 #: An index box less tall than this share of its width, in the table's top-down view, is turned
 #: sideways: the turn card's (the discard pile's cards lie askew by 20° at most).
 SIDEWAYS = 1.0
+#: Indexes of a turn card further right than this share of a card's width from its leftmost are
+#: not its own (its one visible end is about level across the table).
+TURN_CARD_END = 0.25
 #: A fanned meld's last card may lie up to this many card heights above the one before it.
 FAN_RISE = 0.25
 #: The next card of a column lies below a card by less than the first share of a card's width across,
@@ -55,7 +58,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         width, height = seen.card_size(team)
         side = [c for c in seen.cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
-    discard, turn_card = _middle(middle, seen.card_size(MIDDLE)[1], seen.top_down)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -200,7 +203,8 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
     return tuple(tuple(_read(c) for c in sorted(r, key=lambda c: c.top_left[0])) for r in rows)
 
 
-def _middle(cards: list[SeenCard], height: float, top_down: bool = False) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False
+            ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
     pile as team A sees the table, so it is the card of a second heap to the left. Only its end
     sticks out from under the draw pile, so the gap seen is small; a card of the discard pile
@@ -209,6 +213,7 @@ def _middle(cards: list[SeenCard], height: float, top_down: bool = False) -> tup
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
+    width, height = card_size
     cards = sorted(cards, key=table_x)
     gaps = [table_x(b) - table_x(a) for a, b in zip(cards, cards[1:])]
     if not gaps or max(gaps) < TURN_CARD_GAP * height:
@@ -218,7 +223,24 @@ def _middle(cards: list[SeenCard], height: float, top_down: bool = False) -> tup
     if not heap:
         return tuple(_read(c) for c in cards), None
     turn_card = max(heap, key=lambda c: c.confidence)
-    return tuple(_read(c) for c in cards if c is not turn_card), _read(turn_card)
+    end, rest = _turn_card_end(turn_card, width)
+    return tuple(_read(c) for c in cards if c is not turn_card) + rest, end
+
+
+def _turn_card_end(card: SeenCard, width: float) -> tuple[ReadCard, tuple[ReadCard, ...]]:
+    """The turn card shows one end, from under the draw pile: indexes of its code paired with it
+    that lie further right, towards the discard pile (as team A sees the table), are its twin's from
+    the other deck, on the discard pile. Indexes at the one end (a deck with indexes in all four
+    corners shows two there) lie about level across the table."""
+    if len(card.index_boxes) < 2:
+        return _read(card), ()
+    xs = np.array(card.index_xs) * (-1 if card.side == "B" else 1)
+    end = [k for k in range(len(xs)) if xs[k] - xs.min() < TURN_CARD_END * width]
+    rest = [k for k in range(len(xs)) if k not in end]
+    box = lambda members: (min(card.index_boxes[k][0] for k in members), min(card.index_boxes[k][1] for k in members),  # noqa: E731
+                           max(card.index_boxes[k][2] for k in members), max(card.index_boxes[k][3] for k in members))
+    return ReadCard(card.code, box(end), card.confidence), \
+        ((ReadCard(card.code, box(rest), card.confidence),) if rest else ())
 
 
 def _read(card: SeenCard) -> ReadCard:

@@ -98,6 +98,8 @@ class SeenCard:
     #: mean height over width of its index boxes in the frame: rank over suit stands tall, so below
     #: 1 the card lies sideways (the turn card); 0: unknown
     index_aspect: float = 0.0
+    index_boxes: tuple[tuple[float, float, float, float], ...] = ()  #: each index's box, image pixels
+    index_xs: tuple[float, ...] = ()  #: each index's x in the side's upright frame
 
 
 @dataclass
@@ -580,4 +582,5 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
-                    float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()))
+                    float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()),
+                    tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]))

@@ -12,6 +12,7 @@ DEBIAN_PACKAGES=(
   libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 libxcb-cursor0  # Qt 6 runtime
   libpulse0                                  # Qt Multimedia (the camera list) loads it
   fonts-dejavu-core                          # a font for Qt and for the project's own card faces
+  fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf   # typefaces of the project's other drawn decks
 )
 
 ensure_debian_packages() {

@@ -45,11 +45,41 @@ class DrawnStyle:
     frame: str
     index_scale: float
     back_colours: tuple[str, str]
+    red: str = "#c8102e"
+    black: str = "#111111"
+    inset: float = 1.0  #: how far in from the side the index sits (the default's multiple)
+    suit_scale: float = 1.0  #: the index's suit against its rank
+    four_corners: bool = False  #: indexes in all four corners, as Dondorf and many European decks print
+    italic: bool = False
+    line_gap: float = 0.55  #: space after each line of the index, in the line's size
 
 
 DRAWN_STYLES = (
     DrawnStyle("project-classic", "DejaVu Serif", "normal", "#ffffff", "#1b3a8a", 1.0, ("#a01818", "#ffffff")),
     DrawnStyle("project-bold", "DejaVu Sans", "bold", "#f4efdc", "#2a6b2a", 1.15, ("#17306e", "#c9a227")),
+    # Typefaces and layouts no installed deck has, so that the detector learns what an index is rather
+    # than what a few decks' indexes look like (fonts from Debian's fonts-urw-base35, -liberation2
+    # and -freefont-ttf; a missing font falls back to Qt's default and the deck still renders).
+    DrawnStyle("project-roman", "Nimbus Roman", "bold", "#fbf8f0", "#7a1f1f", 0.9, ("#1f4f7a", "#e8e0c8"),
+               red="#b3122a", inset=0.8),
+    DrawnStyle("project-gothic", "URW Gothic", "bold", "#ffffff", "#303030", 1.1, ("#303030", "#d0d0d0"),
+               red="#e2231a", black="#000000", inset=0.9, suit_scale=0.8),
+    DrawnStyle("project-bookman", "URW Bookman", "normal", "#f3ead2", "#5b3a1a", 1.05, ("#5b3a1a", "#d8b46a"),
+               red="#a4161a", black="#2b1d0e", inset=0.85, four_corners=True),
+    DrawnStyle("project-schoolbook", "C059", "bold", "#ffffff", "#0b5d3b", 0.85, ("#0b5d3b", "#ffffff"),
+               inset=0.75, suit_scale=1.2),
+    DrawnStyle("project-palatino", "P052", "normal", "#fffdf7", "#3b2a6e", 1.15, ("#3b2a6e", "#c0b3e6"),
+               red="#d0021b", italic=True),
+    DrawnStyle("project-narrow", "Nimbus Sans Narrow", "bold", "#eef2f5", "#1d3557", 1.1, ("#1d3557", "#a8dadc"),
+               red="#e63946", black="#1d3557", inset=0.8, four_corners=True),
+    DrawnStyle("project-mono", "Nimbus Mono PS", "bold", "#ffffff", "#444444", 1.0, ("#8a1c1c", "#111111"),
+               suit_scale=0.9, line_gap=0.4),
+    DrawnStyle("project-liberation", "Liberation Sans", "bold", "#fff8e7", "#9c6b00", 0.95, ("#9c6b00", "#fff1c1"),
+               red="#cc0000", inset=1.2, suit_scale=1.1, line_gap=0.4),
+    DrawnStyle("project-free-serif", "FreeSerif", "normal", "#ffffff", "#6b0f1a", 1.2, ("#6b0f1a", "#f2c14e"),
+               red="#c1121f", black="#14213d", four_corners=True),
+    DrawnStyle("project-free-sans", "FreeSans", "normal", "#f7f7f2", "#2d6a4f", 0.8, ("#2d6a4f", "#b7e4c7"),
+               red="#d62828", inset=0.85, suit_scale=1.25),
 )
 
 
@@ -84,29 +114,34 @@ def _blank(style: DrawnStyle, element_id: str, content: str) -> str:
 def _text(style: DrawnStyle, x: float, y: float, size: float, colour: str, text: str, rotate: bool = False) -> str:
     """Text centred on (x, y). Qt's SVG Tiny renderer ignores dominant-baseline: the baseline is set here."""
     turn = f' transform="rotate(180 {x:.1f} {y:.1f})"' if rotate else ""
+    slant = ' font-style="italic"' if style.italic else ""
     return (f'<text x="{x:.1f}" y="{y + 0.36 * size:.1f}" font-family="{style.font}" '
-            f'font-weight="{style.font_weight}" font-size="{size:.1f}" fill="{colour}" text-anchor="middle"{turn}>'
+            f'font-weight="{style.font_weight}"{slant} font-size="{size:.1f}" fill="{colour}" text-anchor="middle"{turn}>'
             f"{text}</text>")
 
 
 def _indexes(style: DrawnStyle, lines: list[str], colour: str, sizes: list[float]) -> str:
-    """The rank and suit (or a joker's letters) stacked in the top-left corner and, turned, bottom-right."""
+    """The rank and suit (or a joker's letters) stacked in the top-left corner and, turned, bottom-right
+    (and in the other two corners for a four-corner deck)."""
     out, y = [], 0.04 * CARD_H
-    x = 0.11 * CARD_W * style.index_scale
+    x = 0.11 * CARD_W * style.index_scale * style.inset
     for text, size in zip(lines, sizes):
         y += size * 0.5
         out.append(_text(style, x, y, size, colour, text))
         out.append(_text(style, CARD_W - x, CARD_H - y, size, colour, text, rotate=True))
-        y += size * 0.55
+        if style.four_corners:
+            out.append(_text(style, CARD_W - x, y, size, colour, text))
+            out.append(_text(style, x, CARD_H - y, size, colour, text, rotate=True))
+        y += size * style.line_gap
     return "".join(out)
 
 
 def _card(style: DrawnStyle, code: str, element_id: str) -> str:
     rank, suit = code[:-1], code[-1]
-    colour = "#c8102e" if suit in _RED else "#111111"
+    colour = style.red if suit in _RED else style.black
     glyph = _SUIT_GLYPHS[suit]
     scale = style.index_scale
-    content = _indexes(style, [rank, glyph], colour, [0.13 * CARD_H * scale, 0.1 * CARD_H * scale])
+    content = _indexes(style, [rank, glyph], colour, [0.13 * CARD_H * scale, 0.1 * CARD_H * scale * style.suit_scale])
     if rank in _PIPS:
         content += "".join(_text(style, fx * CARD_W, fy * CARD_H, 0.16 * CARD_H, colour, glyph, rotate=fy > 0.5)
                            for fx, fy in _PIPS[rank])
@@ -119,7 +154,8 @@ def _card(style: DrawnStyle, code: str, element_id: str) -> str:
 
 def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
     """A framed panel with the rank letter large and the suit twice, as a simple modern court card."""
-    x0, y0 = 0.22 * CARD_W, 0.15 * CARD_H
+    reach = max(1.0, style.index_scale * style.inset)  # clear of the indexes
+    x0, y0 = 0.22 * CARD_W * reach, 0.15 * CARD_H * reach
     return (f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{CARD_W - 2 * x0:.1f}" height="{CARD_H - 2 * y0:.1f}" '
             f'fill="none" stroke="{style.frame}" stroke-width="4"/>'
             + _text(style, CARD_W / 2, CARD_H * 0.45, 0.3 * CARD_H, colour, rank)
@@ -133,7 +169,7 @@ def _joker(style: DrawnStyle) -> str:
     star = " ".join(f"{CARD_W / 2 + r * math.cos(a):.1f},{CARD_H / 2 + r * math.sin(a):.1f}"
                     for i in range(10)
                     for r, a in [((0.3 if i % 2 == 0 else 0.12) * CARD_W, math.pi * (i / 5 - 0.5))])
-    content = _indexes(style, letters, "#c8102e", [size] * len(letters))
+    content = _indexes(style, letters, style.red, [size] * len(letters))
     content += f'<polygon points="{star}" fill="{style.frame}" stroke="#111" stroke-width="2"/>'
     return _blank(style, "joker", content)
 

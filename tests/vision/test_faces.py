@@ -1,5 +1,7 @@
 """The face atlas: every card rendered, indexes measured where the glyphs are."""
 
+import json
+
 import numpy as np
 
 from vision.classes import CLASS_NAMES
@@ -38,3 +40,21 @@ def test_bottom_right_index_is_the_top_left_turned_round(small_atlas):
     h, w = face.image.shape[:2]
     tl, br = face.index_boxes["top_left"], face.index_boxes["bottom_right"]
     assert abs((w - br[2]) - tl[0]) <= 0.03 * w and abs((h - br[3]) - tl[1]) <= 0.03 * h
+
+
+def test_every_drawn_deck_renders_with_its_indexes_measured(tmp_path):
+    """The project's drawn decks vary typeface, layout and colour; each must give all 52 cards a
+    measured top-left index (else the atlas drops the deck), and four-corner decks all four."""
+    from vision.drawn_deck import DRAWN_STYLES, write_drawn_decks
+    from vision.faces import build_atlas
+
+    index = build_atlas(write_drawn_decks(tmp_path / "svg"), tmp_path / "atlas", 120)
+    assert index["rejected"] == {}
+    assert set(index["decks"]) == {style.name for style in DRAWN_STYLES}
+    for style in DRAWN_STYLES:
+        manifest = json.loads((tmp_path / "atlas" / style.name / "manifest.json").read_text())
+        expected = {"top_left", "top_right", "bottom_left", "bottom_right"} if style.four_corners \
+            else {"top_left", "bottom_right"}
+        # An index printed but not measured would be a visible index without a label.
+        unlabelled = [name for name, face in manifest["faces"].items() if set(face["index_boxes"]) != expected]
+        assert unlabelled == [], style.name

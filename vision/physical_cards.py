@@ -109,18 +109,18 @@ class ViewMemory:
     every frame, but a frame with an arm across the melds shows too few column steps and card
     corners to measure it, or measures it wrong; so each frame reads with the median of the recent
     measurements (the frame's own among them), and one that measures nothing with the last median.
-    Recent frames only (:data:`VIEW_FRAMES`), so a camera nudged mid-hand is followed."""
+    Recent frames only (:data:`VIEW_FRAMES`), so a camera nudged mid-hand is followed. It also keeps
+    where the turn card was read: it lies still under the draw pile until it is drawn."""
 
     turns: dict[str, deque] = field(default_factory=dict)  #: side -> recent turns (degrees)
     diagonals: dict[str, deque] = field(default_factory=dict)  #: side -> recent index diagonal lists
+    turn_cards: deque = field(default_factory=lambda: deque(maxlen=VIEW_FRAMES))  #: (code, image point) read
 
     def turn(self, side: str, measured: float | None) -> float | None:
         recent = self.turns.setdefault(side, deque(maxlen=VIEW_FRAMES))
         if measured is not None:
             recent.append(measured)
         return float(np.median(recent)) if recent else None
-
-    turn_cards: deque = field(default_factory=lambda: deque(maxlen=VIEW_FRAMES))  #: (code, image point) read
 
     def saw_turn_card(self, code: str, point: np.ndarray) -> None:
         self.turn_cards.append((code, np.asarray(point, float)))

@@ -444,7 +444,10 @@ def _only_two(card_of: dict[int, list[int]], class_id, upright, sides, diagonal,
     """The only two indexes of a class on a side, both lone, are one card when they lie as a card's
     two corners may (down and right, at a diagonal's slope, 2 to 12 index sizes apart) with nothing
     between: while a frame shows few cards (the first threes), the diagonal measured on another
-    card, or on the far side where cards look smaller, may not fit this one."""
+    card, or on the far side where cards look smaller, may not fit this one. Not in the middle: the
+    discard pile is a heap, and the turn card's index is no corner of its twin's."""
+    if not len(sides) or sides[0] == MIDDLE:
+        return
     for cls in np.unique(class_id):
         members = np.flatnonzero((class_id == cls) & (sides == sides[0]))
         if len(members) != 2 or any(len(card_of[k]) > 1 for k in members):

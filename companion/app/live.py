@@ -38,6 +38,7 @@ class ReadingWorker(QObject):
         self._take = 0
         self._setup = None  #: a table set-up the reader takes up before its next reading
         self._threshold: float | None = None  #: a detection threshold it takes up likewise
+        self._new_view = False  #: the next frame is another video's: the reader forgets the view it measured
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         """Called from the frame thread: keep only the newest frame."""
@@ -47,10 +48,12 @@ class ReadingWorker(QObject):
 
     def start_over(self, setup=None) -> int:
         """Forget the frame waiting to be read; readings of earlier frames are marked stale by the take
-        returned. ``setup``, when given, is the table set-up for the frames from now on."""
+        returned. ``setup``, when given, is the table set-up for the frames from now on. The reader
+        forgets the view it measured on the earlier frames (another camera sees the table otherwise)."""
         with self._wake:
             self._take += 1
             self._newest = None
+            self._new_view = True
             if setup is not None:
                 self._setup = setup
             return self._take
@@ -73,8 +76,11 @@ class ReadingWorker(QObject):
                 self._newest = None
                 setup, self._setup = self._setup, None
                 threshold, self._threshold = self._threshold, None
+                new_view, self._new_view = self._new_view, False
             if setup is not None:
                 self.reader.setup = setup  # only this thread touches the reader
+            if new_view and hasattr(self.reader, "new_view"):
+                self.reader.new_view()
             try:
                 if threshold is not None:  # a bad one (a hand-edited settings file) is reported, not fatal
                     self.reader.threshold = threshold

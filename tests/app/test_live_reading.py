@@ -202,6 +202,31 @@ def test_a_reading_of_the_old_video_is_dropped_after_a_switch(qtbot):
     live.stop()
 
 
+def test_another_video_is_read_without_the_view_measured_on_the_last(qtbot):
+    from companion.app.live import LiveReading
+
+    class Reader:  # records what the reading thread asks of it, in order
+        def __init__(self):
+            self.calls = []
+
+        def new_view(self):
+            self.calls.append("new view")
+
+        def read(self, frame):
+            self.calls.append(int(frame[0, 0, 0]))
+            return None
+
+    reader = Reader()
+    live = LiveReading(reader)
+    live.offer(0, np.full((4, 4, 3), 1, np.uint8))
+    qtbot.waitUntil(lambda: 1 in reader.calls, timeout=5000)
+    live.new_source()
+    live.offer(0, np.full((4, 4, 3), 2, np.uint8))
+    qtbot.waitUntil(lambda: 2 in reader.calls, timeout=5000)
+    live.stop()
+    assert reader.calls[-2:] == ["new view", 2]
+
+
 def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_the_table(qtbot, store, monkeypatch):
     from dataclasses import replace
 

@@ -6,7 +6,9 @@ and the spread hands; and whether the turn card shows. A part changes in the ste
 its new value is the one read most often in the last few frames, at least
 :attr:`TableTracker.confirm` times, so a card must be seen in several frames before it counts or is
 dropped: a hand passing over the table, or a missed detection, changes nothing. Play only adds
-cards to melds and threes, so a part read smaller must be read so for longer still.
+cards to melds and threes, so a part read smaller must be read so for longer still, and so must the
+turn card going and a canasta pile (under an arm a meld's one visible card looks like one). A team's
+opening counts once its melds have settled: players lay them under an arm, one after another.
 
 Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
 (a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes

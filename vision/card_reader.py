@@ -72,8 +72,7 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
     frame = TableFrame(setup or TableSetup(), image_size)
     reading = group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
     if memory is not None and reading.turn_card is not None:
-        x0, y0, x1, y1 = reading.turn_card.box
-        memory.saw_turn_card(reading.turn_card.code, ((x0 + x1) / 2, (y0 + y1) / 2))
+        memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
     return reading
 
 

@@ -174,7 +174,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
     if not len(detections):
         return CardsSeen((), {})
     upright = frame.to_frame(detections.centers)
-    sizes, aspects = _index_sizes(detections, frame), _index_aspects(detections, frame)
+    sizes, aspects = _index_shapes(detections, frame)
     if frame.set_up:
         sides = frame.sides(detections.centers)
         if frame.setup.perspective is None and (sides == MIDDLE).any():
@@ -202,15 +202,17 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
     laid = sides != MIDDLE if (sides != MIDDLE).any() else np.ones(len(sides), bool)
     shared = _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes)
     same_deck = _same_deck_sizes(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], shared[0])
+    shared_backed = None  #: whether pairs back the shared diagonal (measured once, when a side lacks its own)
     for side in np.unique(sides):
         mine = np.flatnonzero(sides == side)
         own = [] if frame.setup.perspective is not None or side == MIDDLE else \
             _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
         diagonals = own or shared
         if memory is not None:
-            supported = own or _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes,
-                                          MIN_SUPPORT)
-            diagonals = memory.diagonal(str(side), diagonals if supported else None) or diagonals
+            if not own and shared_backed is None:
+                shared_backed = bool(_diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid],
+                                                slopes, MIN_SUPPORT))
+            diagonals = memory.diagonal(str(side), diagonals if own or shared_backed else None) or diagonals
         typical[str(side)] = tuple(map(float, diagonals[0]))
         found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck, slopes)
         if side == MIDDLE and memory is not None:
@@ -232,25 +234,15 @@ def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes
     sides[near] = MIDDLE
 
 
-def _mapped_boxes(detections: Detections, frame: TableFrame) -> np.ndarray:
-    """Each index box's corners in the frame, (n, 4, 2)."""
+def _index_shapes(detections: Detections, frame: TableFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each index box mapped into the frame: its size (the square root of its area) and its height
+    over its width."""
     x0, y0, x1, y1 = detections.xyxy.T.astype(np.float64)
     quads = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)], 1)
-    return frame.to_frame(quads.reshape(-1, 2)).reshape(-1, 4, 2)
-
-
-def _index_sizes(detections: Detections, frame: TableFrame) -> np.ndarray:
-    """Each index box's size in the frame: the square root of its area once mapped there."""
-    mapped = _mapped_boxes(detections, frame)
+    mapped = frame.to_frame(quads.reshape(-1, 2)).reshape(-1, 4, 2)
     x, y = mapped[..., 0], mapped[..., 1]
     area = 0.5 * np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1))
-    return np.sqrt(np.maximum(area, 1e-9))
-
-
-def _index_aspects(detections: Detections, frame: TableFrame) -> np.ndarray:
-    """Each index box's height over width in the frame."""
-    mapped = _mapped_boxes(detections, frame)
-    return np.ptp(mapped[..., 1], axis=1) / np.maximum(np.ptp(mapped[..., 0], axis=1), 1e-9)
+    return np.sqrt(np.maximum(area, 1e-9)), np.ptp(y, axis=1) / np.maximum(np.ptp(x, axis=1), 1e-9)
 
 
 def _same_deck_sizes(class_id, upright, sizes, sides, diagonal) -> float:
@@ -433,7 +425,8 @@ def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detec
         for k in members:
             box = detections.xyxy[mine[k]]
             centre, size = (box[:2] + box[2:]) / 2, float(max(box[2] - box[0], box[3] - box[1]))
-            if detections.codes[mine[k]] == code and np.linalg.norm(centre - point) < TURN_CARD_NEAR * size:
+            near = np.linalg.norm(centre - point) < TURN_CARD_NEAR * size
+            if CLASS_NAMES[detections.class_id[mine[k]]] == code and near:
                 members.remove(k)
                 return found + [[k]]
     return found

@@ -26,6 +26,11 @@ class ReadCard:
     box: tuple[float, float, float, float]
     confidence: float
 
+    @property
+    def centre(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.box
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
     def to_json(self) -> dict:
         return {"code": self.code, "box": [round(v, 1) for v in self.box], "conf": round(self.confidence, 3)}
 

@@ -164,7 +164,7 @@ class TableTracker:
         if reading.turn_card is None or reading.turn_card.code != steady:
             return
         x0, y0, x1, y1 = reading.turn_card.box
-        centre, size = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), max(x1 - x0, y1 - y0, 1.0)
+        centre, size = np.array(reading.turn_card.centre), max(x1 - x0, y1 - y0, 1.0)
         if self._turn_card_at is None:
             self._turn_card_at = centre
         elif np.linalg.norm(centre - self._turn_card_at) > TURN_CARD_MOVE * size:

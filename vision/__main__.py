@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -39,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     faces = commands.add_parser("faces", help="build the face atlas from the installed SVG decks")
     faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
     faces.add_argument("--card-height", type=int, default=400, help="face height in pixels (default %(default)s)")
-    faces.add_argument("--decks", help="comma-separated deck ids to render (default: all)")
+    faces.add_argument("--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)")
     faces.set_defaults(run=_run_faces)
 
     synth = commands.add_parser("synth", help="write a dataset of synthetic scenes")
@@ -142,6 +143,7 @@ def _run_faces(args: argparse.Namespace) -> int:
 
     from vision.decks import installed_decks
     from vision.drawn_deck import write_drawn_decks
+    from vision.atlas import ATLAS_INDEX_NAME
     from vision.faces import build_atlas
 
     decks = installed_decks() + write_drawn_decks(args.atlas / "drawn-svg")
@@ -151,9 +153,16 @@ def _run_faces(args: argparse.Namespace) -> int:
         if unknown:
             raise UsageError(f"unknown deck(s): {', '.join(sorted(unknown))}")
         decks = [deck for deck in decks if deck.deck_id in wanted]
+    index_path = args.atlas / ATLAS_INDEX_NAME
+    kept = json.loads(index_path.read_text()) if args.decks and index_path.exists() else None
     started = time.perf_counter()
     with tqdm(total=len(decks), unit="deck") as progress:
         index = build_atlas(decks, args.atlas, args.card_height, lambda deck_id: progress.update())
+    if kept is not None and kept.get("card_height") == args.card_height:
+        # Rendering some decks adds them to the atlas and keeps the others.
+        for key in ("decks", "rejected"):
+            index[key] = {**{d: v for d, v in kept.get(key, {}).items() if d not in wanted}, **index[key]}
+        index_path.write_text(json.dumps(index, indent=1))
     for deck_id, reason in index["rejected"].items():
         print(f"not used: {deck_id}: {reason}")
     print(f"{len(index['decks'])} decks in {args.atlas} ({time.perf_counter() - started:.0f} s)")

@@ -52,13 +52,28 @@ def build_atlas(decks: list[DeckSource], atlas_dir: Path, card_height: int,
         manifest = render_deck(deck, atlas_dir / deck.deck_id, card_height)
         unreadable = [name for name, face in manifest["faces"].items()
                       if "top_left" not in face["index_boxes"] and face["code"] != "JK"]
+        uneven = _uneven_corners(manifest) if deck.family == "project" else []
         if unreadable:
             index["rejected"][deck.deck_id] = f"no corner index found on {', '.join(unreadable)}"
+        elif uneven:
+            index["rejected"][deck.deck_id] = f"indexes measured in other corners than the rest of the deck on {', '.join(uneven)}"
         else:
             index["decks"][deck.deck_id] = {"split": "test" if deck.held_out else "train"}
         on_deck_done(deck.deck_id)
     (atlas_dir / ATLAS_INDEX_NAME).write_text(json.dumps(index, indent=1))
     return index
+
+
+def _uneven_corners(manifest: dict) -> list[str]:
+    """The cards whose indexes are measured in other corners than most of the deck's.
+
+    The project's drawn decks print the same corners on every card, so a card measured otherwise has a
+    printed index the labels would miss (a glyph run into its neighbour); the deck is not used.
+    """
+    corners = [frozenset(face["index_boxes"]) for face in manifest["faces"].values() if face["code"] != "JK"]
+    usual = max(set(corners), key=corners.count)
+    return [name for name, face in manifest["faces"].items()
+            if face["code"] != "JK" and frozenset(face["index_boxes"]) != usual]
 
 
 def render_deck(deck: DeckSource, deck_dir: Path, card_height: int) -> dict:

@@ -49,11 +49,12 @@ class CardDetector:
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         else:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
-        if classes == 1 and classifier is None:  # the two-stage design: its classifier ships beside it
+        # The two-stage design: its classifier ships beside it (classifier=False: boxes only, unnamed).
+        if classes == 1 and classifier is None:
             from vision.index_classifier import IndexClassifier
 
             classifier = IndexClassifier(weights.parent / CLASSIFIER_NAME)
-        self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier
+        self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Corner indexes in the frame, in frame pixels."""

@@ -51,6 +51,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
     classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0)
+    classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
+                            help="one-class detector (.onnx) whose false finds teach a background class")
+    classifier.add_argument("--false-find-conf", type=float, default=0.05,
+                            help="lowest detector confidence of the false finds (default %(default)s)")
     classifier.set_defaults(run=_run_classifier)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
@@ -110,6 +114,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
 
 
 def _run_classifier(args: argparse.Namespace) -> int:
+    import numpy as np
     import torch
 
     from vision import index_classifier as ic
@@ -117,13 +122,28 @@ def _run_classifier(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
     print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
+    detector = None
+    if args.false_finds:
+        from vision.detector import CardDetector
+
+        detector = CardDetector(args.false_finds, conf=args.false_find_conf, classifier=False, threads=args.threads)
+        false = ic.false_find_crops(args.scenes, "train", detector, args.train_scenes)
+        contexts = np.concatenate([contexts, false])
+        labels = np.concatenate([labels, np.full(len(false), ic.BACKGROUND, labels.dtype)])
+        print(f"{len(false)} false finds of {args.false_finds} (confidence >= {args.false_find_conf}) as background",
+              flush=True)
     summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                   log=lambda line: print(line, flush=True), init=args.init, width=args.width,
                                   lr=args.lr)
+    trained = ic.IndexClassifier(args.out)
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
-    accuracy = ic.crop_accuracy(ic.IndexClassifier(args.out), test_contexts, test_labels)
+    accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)
     print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks: {accuracy:.4f} of "
           f"{len(test_labels)} ground-truth index crops named right; weights in {args.out}")
+    if detector is not None:
+        false = ic.false_find_crops(args.scenes, "test", detector)
+        rejected = ic.crop_accuracy(trained, false, np.full(len(false), ic.BACKGROUND))
+        print(f"held-out decks: {rejected:.4f} of {len(false)} false finds judged no index")
     return 0
 
 

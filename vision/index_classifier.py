@@ -7,6 +7,10 @@ Crops are cut from the synthetic scenes' ground-truth index boxes: a square wind
 :data:`WINDOW` times the box's longer side, centred on the box, resampled to :data:`CROP` pixels.
 Training stores a twice-as-wide context around each window so that augmentation (shifts like a
 detector's, scale, rotation) never runs off the stored pixels.
+
+A classifier may also learn a 54th class, :data:`BACKGROUND`: "no corner index here", from the
+detector's own false finds on training scenes (:func:`false_find_crops`). It then vetoes a find the
+detector was unsure of, and the app can take the detector's finds down to a lower confidence.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from vision.detections import Detections
 CROP = 32
 WINDOW = 1.3
 CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
+BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier trained with false finds
+#: A detector's find is a false one if it overlaps no true index by more than this (IoU); finds
+#: between it and 0.5 (a rank without its suit, a box twice too big) are left out of training.
+FALSE_FIND_IOU = 0.2
 
 
 class IndexNet(nn.Module):
@@ -75,6 +83,28 @@ def scene_crops(scenes: Path, split: str, limit: int | None = None) -> tuple[np.
     return np.concatenate(crops), np.concatenate(labels)
 
 
+def false_find_crops(scenes: Path, split: str, detector, limit: int | None = None) -> np.ndarray:
+    """Context crops (n, CONTEXT, CONTEXT, 3) of the detector's finds that are no index (IoU below
+    :data:`FALSE_FIND_IOU` with every true one): pips, court letters, glare, the table's pattern, as
+    the detector mistakes them. ``detector`` is a one-class :class:`~vision.detector.CardDetector`
+    whose threshold is the lowest the classifier will be asked to judge."""
+    from vision.evaluate import iou
+
+    crops = []
+    for image_path in sorted((scenes / "images" / split).glob("*.jpg"))[:limit]:
+        image = cv2.imread(str(image_path))
+        lines = (scenes / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
+        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        found = detector.detect(image)
+        if not len(found):
+            continue
+        overlap = iou(found.xyxy, truth.xyxy).max(axis=1) if len(truth) else np.zeros(len(found))
+        false = found.xyxy[overlap < FALSE_FIND_IOU]
+        if len(false):
+            crops.append(window_crops(image, false, CONTEXT, 2 * WINDOW))
+    return np.concatenate(crops) if crops else np.empty((0, CONTEXT, CONTEXT, 3), np.uint8)
+
+
 def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box, recoloured."""
     centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
@@ -105,19 +135,21 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
+    classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
     before = {"crops_seen": 0, "minutes": 0.0}
     if init:
         before = torch.load(init, map_location="cpu", weights_only=True)
         width = before.get("width", 16)
-    model = IndexNet(width=width)
+    model = IndexNet(classes=classes, width=width)
     if init:
-        model.load_state_dict(before["state"])
+        _load_growing_head(model, before["state"])
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
 
     def save() -> dict:
-        summary = {"state": model.state_dict(), "width": width, "crops_seen": before["crops_seen"] + seen,
+        summary = {"state": model.state_dict(), "width": width, "classes": classes,
+                   "crops_seen": before["crops_seen"] + seen,
                    "minutes": before["minutes"] + (time.monotonic() - started) / 60}
         out.parent.mkdir(parents=True, exist_ok=True)
         torch.save(summary, out.with_suffix(".partial"))
@@ -144,8 +176,27 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     return save()
 
 
+def _load_growing_head(model: IndexNet, state: dict) -> None:
+    """Load saved weights; a 53-class head grows a background row (new weights) for a 54-class model."""
+    head = "head.3"
+    saved_rows = state[f"{head}.weight"].shape[0]
+    wanted = model.head[3].out_features
+    if saved_rows == wanted:
+        model.load_state_dict(state)
+        return
+    if saved_rows > wanted:
+        raise ValueError(f"cannot train {wanted} classes from a classifier of {saved_rows}")
+    fresh = model.state_dict()
+    grown = dict(state)
+    for part in ("weight", "bias"):
+        grown[f"{head}.{part}"] = torch.cat([state[f"{head}.{part}"], fresh[f"{head}.{part}"][saved_rows:]])
+    model.load_state_dict(grown)
+
+
 class IndexClassifier:
-    """Names the boxes of a one-class detector: class = the crop's best card, confidence = product."""
+    """Names the boxes of a one-class detector: class = the crop's best card, confidence = the
+    detector's times the card's probability. A classifier with a background class gives a find it
+    judges no index a low probability for every card, so its confidence falls."""
 
     def __init__(self, weights: Path) -> None:
         from vision.weights import WeightsError
@@ -155,7 +206,7 @@ class IndexClassifier:
             raise WeightsError(f"{weights}: no such classifier file; {rebuild}")
         try:
             saved = torch.load(weights, map_location="cpu", weights_only=True)
-            self.model = IndexNet(width=saved.get("width", 16))
+            self.model = IndexNet(classes=saved.get("classes", len(CLASS_NAMES)), width=saved.get("width", 16))
             self.model.load_state_dict(saved["state"])
         except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
             raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
@@ -168,13 +219,15 @@ class IndexClassifier:
     def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
         if not len(found):
             return found
-        probabilities = self.probabilities(window_crops(frame_bgr, found.xyxy, CROP, WINDOW))
+        probabilities = self.probabilities(window_crops(frame_bgr, found.xyxy, CROP, WINDOW))[:, :BACKGROUND]
         best = probabilities.argmax(axis=1)
         return Detections(found.xyxy, found.confidence * probabilities[np.arange(len(best)), best], best)
 
 
 def crop_accuracy(classifier: IndexClassifier, contexts: np.ndarray, labels: np.ndarray) -> float:
     """Share of ground-truth index crops (the centre window of each context) named right."""
+    if not len(contexts):
+        return float("nan")
     centre = contexts[:, CROP // 2: CROP // 2 + CROP, CROP // 2: CROP // 2 + CROP]
     predicted = np.concatenate([classifier.probabilities(centre[i:i + 1024]).argmax(axis=1)
                                 for i in range(0, len(centre), 1024)])

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from vision import index_classifier as ic
 from vision.classes import CLASS_NAMES, class_id
@@ -98,3 +99,49 @@ def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_
     assert ic.IndexClassifier(out).model.width == 24
     again = ic.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
     assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]
+
+
+class _FixedFinds:
+    """A detector that finds, in every scene, one true index, a box beside it and one far from any."""
+
+    def __init__(self, scenes: Path) -> None:
+        self.scenes = scenes
+
+    def detect(self, image: np.ndarray) -> Detections:
+        from vision.evaluate import iou
+
+        path = sorted((self.scenes / "images" / "train").glob("*.jpg"))[self.calls]
+        lines = (self.scenes / "labels" / "train" / f"{path.stem}.txt").read_text().splitlines()
+        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        self.calls += 1
+        true = truth.xyxy[0]
+        half_off = true + [0.5 * (true[2] - true[0]), 0, 0.5 * (true[2] - true[0]), 0]  # IoU 1/3: left out
+        far = np.array([0, 0, 6, 9], np.float32)
+        assert iou(far[None], truth.xyxy).max() < ic.FALSE_FIND_IOU, "the test scene has an index in its corner"
+        return Detections(np.stack([true, half_off, far]), [0.9, 0.5, 0.3], [0, 0, 0])
+
+    calls = 0
+
+
+def test_only_finds_far_from_every_index_become_background_crops(scenes):
+    crops = ic.false_find_crops(scenes, "train", _FixedFinds(scenes), limit=2)
+    assert crops.shape == (2, ic.CONTEXT, ic.CONTEXT, 3)
+
+
+def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, tmp_path):
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    cards_only = tmp_path / "cards.pt"
+    ic.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
+    background = np.full(8, ic.BACKGROUND, labels.dtype)
+    out = tmp_path / "with_background.pt"
+    summary = ic.train_classifier(np.concatenate([contexts, contexts[:8]]), np.concatenate([labels, background]),
+                                  out, minutes=0.01, batch=16, log=lambda _: None, init=cards_only, lr=0.0)
+    assert summary["classes"] == len(CLASS_NAMES) + 1
+    before, after = ic.IndexClassifier(cards_only).model, ic.IndexClassifier(out).model
+    # At a learning rate of 0 the 53 card rows are the ones it started from, with a background row added.
+    torch.testing.assert_close(after.head[3].weight[:len(CLASS_NAMES)], before.head[3].weight)
+    assert after.head[3].weight.shape[0] == len(CLASS_NAMES) + 1
+    # Naming never answers "background": a find is named as its most likely card.
+    frame = np.full((200, 300, 3), 200, np.uint8)
+    named = ic.IndexClassifier(out).name(frame, Detections([[10, 10, 20, 30]], [0.9], [0]))
+    assert named.class_id[0] < len(CLASS_NAMES)

@@ -29,6 +29,7 @@ BACKGROUND = len(CLASS_NAMES)  #: the confusion matrix's extra row and column
 class Frame:
     truth: Detections
     found: Detections  #: down to LOW_CONFIDENCE
+    decks: list[str] | None = None  #: the deck of each true index, where the scene says
 
 
 @dataclass
@@ -175,14 +176,56 @@ def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
 
 
 def test_frames(scenes: Path, limit: int | None = None):
-    """(image, ground truth) of the test split: the held-out decks."""
+    """(image, ground truth, deck of each true index) of the test split: the held-out decks."""
     paths = sorted((scenes / "images" / "test").glob("*.jpg"))[:limit]
     if not paths:
         raise FileNotFoundError(f"no test scenes in {scenes / 'images' / 'test'}: run python -m vision synth first")
     for path in paths:
         image = cv2.imread(str(path))
         lines = (scenes / "labels" / "test" / f"{path.stem}.txt").read_text().splitlines()
-        yield image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        yield image, truth, truth_decks(path.with_suffix(".json"), truth)
+
+
+def truth_decks(scene_json: Path, truth: Detections) -> list[str] | None:
+    """The deck of each labelled index, matched by box to the scene's description (``None`` without one)."""
+    if not scene_json.is_file() or not len(truth):
+        return None
+    boxes, decks = [], []
+    for card in json.loads(scene_json.read_text())["cards"]:
+        for view in card["indexes"]:
+            if view["labelled"]:
+                polygon = np.asarray(view["polygon"], np.float32)
+                boxes.append([*polygon.min(axis=0), *polygon.max(axis=0)])
+                decks.append(card["deck"])
+    if not boxes:
+        return None
+    return [decks[j] for j in iou(truth.xyxy, np.asarray(boxes, np.float32)).argmax(axis=1)]
+
+
+def by_deck(frames: list[Frame], conf: float) -> dict[str, dict]:
+    """Per held-out deck at ``conf``: its true indexes, the share located and named right, and the
+    finds that overlap one of its indexes but too little to count (IoU 0.2–0.5: a box of another shape
+    than the label's)."""
+    tally: dict[str, list[int]] = {}
+    for frame in frames:
+        if frame.decks is None:
+            continue
+        found = frame.found[frame.found.confidence >= conf]
+        overlaps = iou(found.xyxy, frame.truth.xyxy) if len(found) else np.zeros((0, len(frame.truth)))
+        for t, deck in enumerate(frame.decks):
+            counts = tally.setdefault(deck, [0, 0, 0, 0])
+            hits = overlaps[:, t] >= 0.5
+            counts[0] += 1
+            counts[1] += bool(hits.any())
+            counts[2] += bool((hits & (found.class_id == frame.truth.class_id[t])).any())
+        if len(found) and len(frame.truth):
+            best = overlaps.argmax(axis=1)
+            for i in np.where((overlaps.max(axis=1) > 0.2) & (overlaps.max(axis=1) < 0.5))[0]:
+                tally[frame.decks[best[i]]][3] += 1
+    return {deck: {"indexes": n, "located": round(located / n, 4), "named_right": round(right / n, 4),
+                   "misshapen_finds": misshapen}
+            for deck, (n, located, right, misshapen) in sorted(tally.items())}
 
 
 def confused_pairs(confusion: np.ndarray, top: int = 12) -> list[tuple[str, str, int]]:
@@ -226,7 +269,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
 
     classifier = IndexClassifier(args.classifier) if args.classifier else None
     detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier)
-    frames = [Frame(truth, detector.detect(image)) for image, truth in test_frames(args.scenes, args.limit)]
+    frames = [Frame(truth, detector.detect(image), decks) for image, truth, decks in test_frames(args.scenes, args.limit)]
     report, curves = score(frames, APP_CONFIDENCE)
     args.out.mkdir(parents=True, exist_ok=True)
     write_plots(report, curves, args.out)
@@ -234,9 +277,13 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics["confused_pairs"] = confused_pairs(report.confusion)
     metrics["app_confidence"] = APP_CONFIDENCE
     metrics["operating_points"] = operating_points(frames)
+    metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (0.3, APP_CONFIDENCE)}
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     lines = [f"  at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
              f"precision {p['precision']:.3f} ({p['finds']} finds)" for p in metrics["operating_points"]]
+    lines += [f"  {deck} at 0.3: {row['indexes']} indexes, located {row['located']:.3f}, named right "
+              f"{row['named_right']:.3f}, {row['misshapen_finds']} finds misshapen (IoU 0.2-0.5)"
+              for deck, row in metrics["by_deck"]["0.3"].items()]
     return "\n".join([summary(report), *lines])
 
 

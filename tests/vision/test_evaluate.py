@@ -75,3 +75,23 @@ def test_average_precision_of_a_ranked_list():
     expected = (np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
                 + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3) / 101
     assert ap == pytest.approx(expected)
+
+
+def test_each_held_out_deck_is_scored_apart(tmp_path):
+    import json
+
+    from vision.evaluate import by_deck, truth_decks
+
+    # The scene says which deck each labelled index is printed in (polygons around the true boxes).
+    cards = [{"deck": deck, "indexes": [{"polygon": [[x, 0], [x + 10, 0], [x + 10, 20], [x, 20]], "labelled": True}]}
+             for deck, x in (("tango", 0), ("dondorf", 50), ("dondorf", 100))]
+    (tmp_path / "scene.json").write_text(json.dumps({"cards": cards}))
+    decks = truth_decks(tmp_path / "scene.json", TRUTH)
+    assert decks == ["tango", "dondorf", "dondorf"]
+    assert truth_decks(tmp_path / "missing.json", TRUTH) is None
+    # The six found and named; the nine found as a six; the ten boxed at 0.4 of its height (IoU 0.4).
+    found = boxes(("6S", 0, 0, 10, 20, 0.9), ("6S", 50, 0, 60, 20, 0.8), ("10D", 100, 0, 110, 8, 0.9))
+    rows = by_deck([Frame(TRUTH, found, decks)], conf=0.5)
+    assert rows["tango"] == {"indexes": 1, "located": 1.0, "named_right": 1.0, "misshapen_finds": 0}
+    assert rows["dondorf"] == {"indexes": 2, "located": 0.5, "named_right": 0.0, "misshapen_finds": 1}
+    assert by_deck([Frame(TRUTH, found, decks)], conf=0.95)["dondorf"]["located"] == 0.0

@@ -21,6 +21,10 @@ CORNER_FLIPS = {
 # Window in which an index may lie, and the largest a single glyph may be, as fractions of the face.
 _WINDOW_W, _WINDOW_H = 0.36, 0.42
 _GLYPH_W, _GLYPH_H = 0.24, 0.2
+# The widest a rule printed on the card (a frame's line, a stem) may be, and how far under the rank
+# a suit cut from one may start, as fractions of the face's height.
+_RULE_WIDTH = 0.01
+_SUIT_GAP = 0.07
 # Other corners count as an index only if about the size of the top-left one (not a lone pip).
 _SIZE_TOLERANCE = 0.35
 
@@ -99,7 +103,24 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
     if not seeds:
         return None
     rank = min(seeds, key=lambda g: g[0] + g[1])
-    return _grow(rank, glyphs, max_gap=0.05 * h)
+    stack = _grow(rank, glyphs, max_gap=0.05 * h)
+    if stack[3] <= rank[3] + 0.2 * (rank[3] - rank[1]):
+        # Nothing under the rank: the suit may hang from a rule printed past it (a frame's line, a
+        # stem), one shape too big or too far for a glyph. Open the thin rules away and take the
+        # glyph-sized part just under the rank.
+        # (A taller window: the rule may run on past the usual one.)
+        side, tall = max(3, round(_RULE_WIDTH * h)) | 1, min(h, 2 * win_h)
+        below_window = np.ascontiguousarray(ink[:tall, :win_w]).astype(np.uint8)
+        opened = cv2.morphologyEx(below_window, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        parts = [(x, y, x + bw, y + bh) for x, y, bw, bh, _ in stats[1:]  # opening eroded the edges by `side`
+                 if x + bw < win_w - side and y + bh < tall - side and bw < _GLYPH_W * w and bh < _GLYPH_H * h
+                 and bw * bh >= (0.015 * h) ** 2]
+        below = [g for g in parts if _is_below(g, stack, _SUIT_GAP * h) and g[1] >= stack[3]]
+        if below:
+            suit = min(below, key=lambda g: g[1])
+            stack = (min(stack[0], suit[0]), stack[1], max(stack[2], suit[2]), suit[3])
+    return stack
 
 
 def _grow(rank: Box, glyphs: list[Box], max_gap: float) -> Box:

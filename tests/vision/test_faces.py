@@ -85,3 +85,31 @@ def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
     assert _uneven_corners({"faces": faces}) == []
     faces["QS"] = {"code": "QS", "index_boxes": {"top_left": [0, 0, 5, 9]}}
     assert _uneven_corners({"faces": faces}) == ["QS"]
+
+
+def _face_with_index(stem: bool, gap: int) -> np.ndarray:
+    """A 300×400 white face: a rank (a 28×48 block) near the top-left corner and a suit (a 30×30
+    disc) ``gap`` pixels under it, hanging from a 3-pixel stem running 150 pixels down if ``stem``."""
+    import cv2
+
+    face = np.zeros((400, 300, 4), np.uint8)
+    face[...] = (255, 255, 255, 255)
+    ink = (0, 0, 0, 255)
+    face[20:68, 25:53] = ink
+    cv2.circle(face, (39, 68 + gap + 15), 15, ink, -1)
+    if stem:
+        face[68 + gap + 15:68 + gap + 165, 38:41] = ink
+    return face
+
+
+def test_a_suit_hanging_from_a_thin_rule_is_measured_with_its_rank():
+    """ancient-egyptians hangs each corner suit from a stem that runs down its frame; the measurement
+    used to stop at the rank (the stem makes suit and rule one shape too big for a glyph)."""
+    from vision.corner_index import measure_index_boxes
+
+    plain = measure_index_boxes(_face_with_index(stem=False, gap=10))["top_left"]
+    hanging = measure_index_boxes(_face_with_index(stem=True, gap=10))["top_left"]
+    assert plain[1] <= 20 and plain[3] >= 68 + 10 + 28  # rank and suit
+    assert abs(hanging[3] - plain[3]) <= 3 and hanging[1] == plain[1]  # the stem cut away, the suit kept
+    # A shape far under the rank is not its suit.
+    assert measure_index_boxes(_face_with_index(stem=True, gap=60))["top_left"][3] <= 70

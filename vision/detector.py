@@ -36,10 +36,6 @@ NMS_IOU = 0.5
 MAX_DETECTIONS = 300
 #: A one-class model (the two-stage design) is named by the classifier of this name beside it.
 CLASSIFIER_NAME = "index_classifier.pt"
-#: With a classifier, the detector's finds down to this confidence are proposals; the classifier's
-#: judgement joins the detector's, and the threshold applies to the joined confidence. A classifier
-#: with a background class learnt to judge the detector's false finds from this confidence up.
-PROPOSAL_CONFIDENCE = 0.05
 
 
 class CardDetector:
@@ -65,10 +61,12 @@ class CardDetector:
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
         tensor, scale = preprocess(frame_bgr, self.input_width)
+        found = postprocess(self._run(tensor), self.conf, scale)
         if self.classifier is None:
-            return postprocess(self._run(tensor), self.conf, scale)
-        proposals = postprocess(self._run(tensor), min(self.conf, PROPOSAL_CONFIDENCE), scale)
-        named = self.classifier.name(frame_bgr, proposals)
+            return found
+        # The classifier's judgement joins the detector's (their product, never above the detector's):
+        # the threshold applies to it too, as the evaluation scores it.
+        named = self.classifier.name(frame_bgr, found)
         return named[named.confidence >= self.conf]
 
 

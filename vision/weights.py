@@ -44,6 +44,8 @@ def load_onnx_session(path: Path, threads: int | None = None):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or os.cpu_count() or 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # The crop classifier (torch) runs right after each frame: threads left spinning would take its cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(check_exists(path)), options, providers=["CPUExecutionProvider"])
     except WeightsError:

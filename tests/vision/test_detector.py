@@ -144,17 +144,13 @@ class _Judge:
     """A classifier that is sure of every other find and rejects the rest."""
 
     def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
-        sure = (np.arange(len(found)) % 2 == 0).astype(np.float32)
+        sure = np.where(np.arange(len(found)) % 2 == 0, found.confidence, 0.0)
         return Detections(found.xyxy, sure, np.zeros(len(found), np.int64))
 
 
-def test_with_a_classifier_the_threshold_applies_to_its_judgement_of_the_proposals(random_model, frame, monkeypatch):
-    import vision.detector as detector_module
-
-    monkeypatch.setattr(detector_module, "PROPOSAL_CONFIDENCE", RANDOM_MODEL_CONF)
-    proposals = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640).detect(frame)
-    judged = CardDetector(random_model, conf=0.5, input_width=640, classifier=_Judge()).detect(frame)
-    # Finds far under the threshold pass when the classifier is sure of them, and only those.
-    assert len(proposals) > 10 and len(judged) == (len(proposals) + 1) // 2
-    np.testing.assert_allclose(judged.xyxy, proposals.xyxy[::2])
-    assert (judged.confidence >= 0.5).all()
+def test_with_a_classifier_the_threshold_applies_to_its_judgement_too(random_model, frame):
+    found = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640).detect(frame)
+    judged = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=_Judge()).detect(frame)
+    # The finds the classifier rejects are dropped, and only those.
+    assert len(found) > 10 and len(judged) == (len(found) + 1) // 2
+    np.testing.assert_allclose(judged.xyxy, found.xyxy[::2])

@@ -141,9 +141,9 @@ def _run_sheet(args: argparse.Namespace) -> int:
 def _run_faces(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from vision.atlas import ATLAS_INDEX_NAME
     from vision.decks import installed_decks
     from vision.drawn_deck import write_drawn_decks
-    from vision.atlas import ATLAS_INDEX_NAME
     from vision.faces import build_atlas
 
     decks = installed_decks() + write_drawn_decks(args.atlas / "drawn-svg")

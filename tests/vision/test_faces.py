@@ -113,3 +113,12 @@ def test_a_suit_hanging_from_a_thin_rule_is_measured_with_its_rank():
     assert abs(hanging[3] - plain[3]) <= 3 and hanging[1] == plain[1]  # the stem cut away, the suit kept
     # A shape far under the rank is not its suit.
     assert measure_index_boxes(_face_with_index(stem=True, gap=60))["top_left"][3] <= 70
+
+
+def test_rendering_some_decks_keeps_the_atlas_others(tmp_path):
+    from vision.__main__ import main
+
+    atlas = tmp_path / "atlas"
+    assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-classic"]) == 0
+    assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-bold"]) == 0
+    assert set(json.loads((atlas / "atlas.json").read_text())["decks"]) == {"project-classic", "project-bold"}

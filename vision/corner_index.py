@@ -91,14 +91,7 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
     """The rank-over-suit glyph stack nearest the top-left corner, or ``None``."""
     h, w = ink.shape
     win_w, win_h = int(_WINDOW_W * w), int(_WINDOW_H * h)
-    window = np.ascontiguousarray(ink[:win_h, :win_w]).astype(np.uint8)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
-    glyphs = [
-        (x, y, x + bw, y + bh)
-        for x, y, bw, bh, area in stats[1:]
-        if x + bw < win_w and y + bh < win_h and bw < _GLYPH_W * w and bh < _GLYPH_H * h
-        and bw * bh >= (0.015 * h) ** 2
-    ]
+    glyphs = _glyphs(np.ascontiguousarray(ink[:win_h, :win_w]).astype(np.uint8), w, h)
     seeds = [g for g in glyphs if g[0] < 0.16 * w and g[1] < 0.16 * h]
     if not seeds:
         return None
@@ -112,15 +105,22 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         side, tall = max(3, round(_RULE_WIDTH * h)) | 1, min(h, 2 * win_h)
         below_window = np.ascontiguousarray(ink[:tall, :win_w]).astype(np.uint8)
         opened = cv2.morphologyEx(below_window, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-        parts = [(x, y, x + bw, y + bh) for x, y, bw, bh, _ in stats[1:]  # opening eroded the edges by `side`
-                 if x + bw < win_w - side and y + bh < tall - side and bw < _GLYPH_W * w and bh < _GLYPH_H * h
-                 and bw * bh >= (0.015 * h) ** 2]
+        parts = _glyphs(opened, w, h, margin=side)  # opening eroded the window's edges by `side`
         below = [g for g in parts if _is_below(g, stack, _SUIT_GAP * h) and g[1] >= stack[3]]
         if below:
             suit = min(below, key=lambda g: g[1])
             stack = (min(stack[0], suit[0]), stack[1], max(stack[2], suit[2]), suit[3])
     return stack
+
+
+def _glyphs(window: np.ndarray, w: int, h: int, margin: int = 0) -> list[Box]:
+    """The glyph-sized ink shapes of a corner window of a ``w``×``h`` face, clear of the window's far
+    edges by more than ``margin`` (a shape the edge cuts is not whole)."""
+    win_h, win_w = window.shape
+    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
+    return [(x, y, x + bw, y + bh) for x, y, bw, bh, _ in stats[1:]
+            if x + bw < win_w - margin and y + bh < win_h - margin and bw < _GLYPH_W * w and bh < _GLYPH_H * h
+            and bw * bh >= (0.015 * h) ** 2]
 
 
 def _grow(rank: Box, glyphs: list[Box], max_gap: float) -> Box:

@@ -175,15 +175,21 @@ def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
     return report, curves
 
 
-def test_frames(scenes: Path, limit: int | None = None):
-    """(image, ground truth, deck of each true index) of the test split: the held-out decks."""
-    paths = sorted((scenes / "images" / "test").glob("*.jpg"))[:limit]
+def labelled_images(scenes: Path, split: str, limit: int | None = None):
+    """(image path, BGR image, labelled index boxes) of a split of a ``python -m vision synth`` folder,
+    in name order; FileNotFoundError when the split has no images."""
+    paths = sorted((scenes / "images" / split).glob("*.jpg"))[:limit]
     if not paths:
-        raise FileNotFoundError(f"no test scenes in {scenes / 'images' / 'test'}: run python -m vision synth first")
+        raise FileNotFoundError(f"no {split} scenes in {scenes / 'images' / split}: run python -m vision synth first")
     for path in paths:
         image = cv2.imread(str(path))
-        lines = (scenes / "labels" / "test" / f"{path.stem}.txt").read_text().splitlines()
-        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+        lines = (scenes / "labels" / split / f"{path.stem}.txt").read_text().splitlines()
+        yield path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+
+
+def test_frames(scenes: Path, limit: int | None = None):
+    """(image, ground truth, deck of each true index) of the test split: the held-out decks."""
+    for path, image, truth in labelled_images(scenes, "test", limit):
         yield image, truth, truth_decks(path.with_suffix(".json"), truth)
 
 

@@ -9,8 +9,8 @@ Training stores a twice-as-wide context around each window so that augmentation 
 detector's, scale, rotation) never runs off the stored pixels.
 
 A classifier may also learn a 54th class, :data:`BACKGROUND`: "no corner index here", from the
-detector's own false finds on training scenes (:func:`false_find_crops`). It then vetoes a find the
-detector was unsure of, and the app can take the detector's finds down to a lower confidence.
+detector's own false finds on training scenes (:func:`false_find_crops`). A find it judges no index
+then gets a low probability for every card, so the joined confidence falls.
 """
 
 from __future__ import annotations
@@ -71,15 +71,12 @@ def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float)
 
 def scene_crops(scenes: Path, split: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (n, CONTEXT, CONTEXT, 3) and class ids of every labelled index in a split."""
+    from vision.evaluate import labelled_images
+
     crops, labels = [], []
-    for image_path in sorted((scenes / "images" / split).glob("*.jpg"))[:limit]:
-        image = cv2.imread(str(image_path))
-        lines = (scenes / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
-        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+    for _, image, truth in labelled_images(scenes, split, limit):
         crops.append(window_crops(image, truth.xyxy, CONTEXT, 2 * WINDOW))
         labels.append(truth.class_id)
-    if not crops:
-        raise FileNotFoundError(f"no scenes in {scenes / 'images' / split}: run python -m vision synth first")
     return np.concatenate(crops), np.concatenate(labels)
 
 
@@ -88,13 +85,10 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     :data:`FALSE_FIND_IOU` with every true one): pips, court letters, glare, the table's pattern, as
     the detector mistakes them. ``detector`` is a one-class :class:`~vision.detector.CardDetector`
     whose threshold is the lowest the classifier will be asked to judge."""
-    from vision.evaluate import iou
+    from vision.evaluate import iou, labelled_images
 
     crops = []
-    for image_path in sorted((scenes / "images" / split).glob("*.jpg"))[:limit]:
-        image = cv2.imread(str(image_path))
-        lines = (scenes / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
-        truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+    for _, image, truth in labelled_images(scenes, split, limit):
         found = detector.detect(image)
         if not len(found):
             continue

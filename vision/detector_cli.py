@@ -55,6 +55,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             help="one-class detector (.onnx) whose false finds teach a background class")
     classifier.add_argument("--false-find-conf", type=float, default=0.05,
                             help="lowest detector confidence of the false finds (default %(default)s)")
+    classifier.add_argument("--drawn", type=int, default=0, metavar="N",
+                            help="add N index crops drawn in the installed typefaces (vision.index_glyphs)")
     classifier.set_defaults(run=_run_classifier)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
@@ -132,6 +134,12 @@ def _run_classifier(args: argparse.Namespace) -> int:
         labels = np.concatenate([labels, np.full(len(false), ic.BACKGROUND, labels.dtype)])
         print(f"{len(false)} false finds of {args.false_finds} (confidence >= {args.false_find_conf}) as background",
               flush=True)
+    if args.drawn:
+        from vision.index_glyphs import drawn_contexts, font_files
+
+        drawn, drawn_labels = drawn_contexts(args.drawn, seed=args.seed)
+        contexts, labels = np.concatenate([contexts, drawn]), np.concatenate([labels, drawn_labels])
+        print(f"{len(drawn)} index crops drawn in {len(font_files()[0])} typefaces", flush=True)
     summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                   log=lambda line: print(line, flush=True), init=args.init, width=args.width,
                                   lr=args.lr)

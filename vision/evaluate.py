@@ -209,18 +209,41 @@ def truth_decks(scene_json: Path, truth: Detections) -> list[str] | None:
     return [decks[j] for j in iou(truth.xyxy, np.asarray(boxes, np.float32)).argmax(axis=1)]
 
 
+#: Index heights (frame pixels) that :func:`by_size` groups the true indexes by.
+SIZE_BUCKETS = (0, 8, 12, 16, 24)
+
+
 def by_deck(frames: list[Frame], conf: float) -> dict[str, dict]:
     """Per held-out deck at ``conf``: its true indexes, the share located and named right, and the
     finds that overlap one of its indexes but too little to count (IoU 0.2–0.5: a box of another shape
     than the label's)."""
+    return _by_group(frames, conf, lambda frame: frame.decks)
+
+
+def by_size(frames: list[Frame], conf: float) -> dict[str, dict]:
+    """As :func:`by_deck`, per index height in the frame (:data:`SIZE_BUCKETS`): how large an index
+    must appear for the reader to find it, which says how close the camera must be."""
+    names = [f"{low}-{high} px" for low, high in zip(SIZE_BUCKETS, SIZE_BUCKETS[1:])] + [f"{SIZE_BUCKETS[-1]}+ px"]
+
+    def sizes(frame: Frame) -> list[str]:
+        heights = frame.truth.xyxy[:, 3] - frame.truth.xyxy[:, 1]
+        return [names[i] for i in np.searchsorted(SIZE_BUCKETS, heights, side="right") - 1]
+
+    rows = _by_group(frames, conf, sizes)
+    return {name: rows[name] for name in names if name in rows}
+
+
+def _by_group(frames: list[Frame], conf: float, groups) -> dict[str, dict]:
+    """The tally of :func:`by_deck`, with ``groups(frame)`` naming each true index's group (or None)."""
     tally: dict[str, list[int]] = {}
     for frame in frames:
-        if frame.decks is None:
+        names = groups(frame)
+        if names is None:
             continue
         found = frame.found[frame.found.confidence >= conf]
         overlaps = iou(found.xyxy, frame.truth.xyxy) if len(found) else np.zeros((0, len(frame.truth)))
-        for t, deck in enumerate(frame.decks):
-            counts = tally.setdefault(deck, [0, 0, 0, 0])
+        for t, name in enumerate(names):
+            counts = tally.setdefault(name, [0, 0, 0, 0])
             hits = overlaps[:, t] >= 0.5
             counts[0] += 1
             counts[1] += bool(hits.any())
@@ -228,10 +251,10 @@ def by_deck(frames: list[Frame], conf: float) -> dict[str, dict]:
         if len(found) and len(frame.truth):
             best = overlaps.argmax(axis=1)
             for i in np.where((overlaps.max(axis=1) > 0.2) & (overlaps.max(axis=1) < 0.5))[0]:
-                tally[frame.decks[best[i]]][3] += 1
-    return {deck: {"indexes": n, "located": round(located / n, 4), "named_right": round(right / n, 4),
+                tally[names[best[i]]][3] += 1
+    return {name: {"indexes": n, "located": round(located / n, 4), "named_right": round(right / n, 4),
                    "misshapen_finds": misshapen}
-            for deck, (n, located, right, misshapen) in sorted(tally.items())}
+            for name, (n, located, right, misshapen) in sorted(tally.items())}
 
 
 def confused_pairs(confusion: np.ndarray, top: int = 12) -> list[tuple[str, str, int]]:
@@ -284,12 +307,15 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics["app_confidence"] = APP_CONFIDENCE
     metrics["operating_points"] = operating_points(frames)
     metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (0.3, APP_CONFIDENCE)}
+    metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (0.3, APP_CONFIDENCE)}
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     lines = [f"  at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
              f"precision {p['precision']:.3f} ({p['finds']} finds)" for p in metrics["operating_points"]]
     lines += [f"  {deck} at 0.3: {row['indexes']} indexes, located {row['located']:.3f}, named right "
               f"{row['named_right']:.3f}, {row['misshapen_finds']} finds misshapen (IoU 0.2-0.5)"
               for deck, row in metrics["by_deck"]["0.3"].items()]
+    lines += [f"  indexes {size} tall at 0.3: {row['indexes']}, located {row['located']:.3f}, named right "
+              f"{row['named_right']:.3f}" for size, row in metrics["by_size"]["0.3"].items()]
     return "\n".join([summary(report), *lines])
 
 

@@ -145,3 +145,35 @@ def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, t
     frame = np.full((200, 300, 3), 200, np.uint8)
     named = ic.IndexClassifier(out).name(frame, Detections([[10, 10, 20, 30]], [0.9], [0]))
     assert named.class_id[0] < len(CLASS_NAMES)
+
+
+def test_drawn_index_crops_cover_every_card_in_turn_and_repeat_by_seed():
+    from vision.index_glyphs import drawn_contexts, font_files
+
+    rank_fonts, suit_fonts = font_files()
+    assert len(rank_fonts) >= 20 and suit_fonts, "run.sh installs the DejaVu, URW, Liberation and FreeFont families"
+    contexts, labels = drawn_contexts(2 * len(CLASS_NAMES), seed=3)
+    assert contexts.shape == (2 * len(CLASS_NAMES), ic.CONTEXT, ic.CONTEXT, 3) and contexts.dtype == np.uint8
+    assert np.bincount(labels, minlength=len(CLASS_NAMES)).tolist() == [2] * len(CLASS_NAMES)
+    again, _ = drawn_contexts(8, seed=3)
+    assert np.array_equal(again, drawn_contexts(8, seed=3)[0])
+
+
+def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
+    from vision.index_glyphs import draw_index
+
+    rng = np.random.default_rng(0)
+    centre = slice(ic.CONTEXT // 2 - ic.CROP // 4, ic.CONTEXT // 2 + ic.CROP // 4)
+
+    def redness(card: str) -> float:
+        """Share of the centre's darker-than-paper pixels whose red stands out (BGR order)."""
+        shares = []
+        for _ in range(12):
+            patch = draw_index(card, rng)[centre, centre].astype(int)
+            ink = patch.sum(axis=2) < np.percentile(patch.sum(axis=2), 30)
+            red = patch[..., 2] > patch[..., :2].max(axis=2) + 30
+            shares.append((red & ink).sum() / max(ink.sum(), 1))
+        return float(np.median(shares))
+
+    assert redness("QH") > 0.5 and redness("7D") > 0.5
+    assert redness("QS") < 0.1 and redness("7C") < 0.1

@@ -95,3 +95,15 @@ def test_each_held_out_deck_is_scored_apart(tmp_path):
     assert rows["tango"] == {"indexes": 1, "located": 1.0, "named_right": 1.0, "misshapen_finds": 0}
     assert rows["dondorf"] == {"indexes": 2, "located": 0.5, "named_right": 0.0, "misshapen_finds": 1}
     assert by_deck([Frame(TRUTH, found, decks)], conf=0.95)["dondorf"]["located"] == 0.0
+
+
+def test_indexes_are_scored_by_their_height_in_the_frame():
+    from vision.evaluate import by_size
+
+    truth = boxes(("6S", 0, 0, 4, 6, 1), ("9H", 50, 0, 56, 10, 1), ("10D", 100, 0, 110, 30, 1))
+    found = boxes(("6S", 0, 0, 4, 6, 0.9), ("9S", 50, 0, 56, 10, 0.9))  # the 10 is missed, the 9 misnamed
+    rows = by_size([Frame(truth, found)], conf=0.5)
+    assert list(rows) == ["0-8 px", "8-12 px", "24+ px"]
+    assert rows["0-8 px"]["named_right"] == 1.0 and rows["8-12 px"] == {
+        "indexes": 1, "located": 1.0, "named_right": 0.0, "misshapen_finds": 0}
+    assert rows["24+ px"]["located"] == 0.0

@@ -1,0 +1,180 @@
+"""Corner indexes drawn straight into classifier crops, in every typeface the machine has.
+
+The scenes teach the classifier the indexes of the decks they hold (54 designs); a held-out deck's
+index is another typeface, weight, size and spacing. This draws an index the way a deck prints one,
+a rank over its suit (now and then beside it), from the installed typefaces (``run.sh`` installs
+Debian's DejaVu, URW base35, Liberation and FreeFont families: about 80 files, with weights and
+italics), at random sizes, stretch, stroke weight, inks and paper, with the card's corner, a
+neighbouring card and the table round it, then blurs and shrinks it to a camera's few pixels.
+
+Each sample is a context crop framed exactly as :func:`vision.index_classifier.scene_crops` frames a
+labelled index (a square :data:`~vision.index_classifier.WINDOW` × 2 times the index box's longer
+side, centred on the box), so both feed the same training loop and augmentation.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.classes import CLASS_NAMES
+from vision.index_classifier import CONTEXT, WINDOW
+
+FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
+SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+#: Drawing scale: the index box's longer side is about this many pixels before it is shrunk.
+DRAW_SIDE = 96
+#: The camera's size of the index box's longer side, in pixels (the scenes' 5th to 95th percentile
+#: of index heights is 4.4 to 28 px).
+SMALLEST, LARGEST = 5.0, 34.0
+
+
+@functools.cache
+def font_files() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(typefaces with every rank's characters, typefaces that also have the four suit symbols)."""
+    from fontTools.ttLib import TTFont
+
+    ranks, suits = [], []
+    for path in sorted(p for folder in FONT_DIRS if folder.is_dir() for p in folder.rglob("*")
+                       if p.suffix.lower() in (".ttf", ".otf")):
+        try:
+            cmap = TTFont(path, lazy=True).getBestCmap() or {}
+        except Exception:  # noqa: BLE001 - a font fontTools cannot read is simply not used
+            continue
+        if all(ord(c) in cmap for c in "0123456789JQKAOR"):
+            ranks.append(path)
+            if all(ord(c) in cmap for c in SUIT_GLYPHS.values()):
+                suits.append(path)
+    return tuple(ranks), tuple(suits)
+
+
+@functools.cache
+def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(path), size)
+
+
+def _ink(text: str, path: Path, size: int, stretch: float) -> np.ndarray:
+    """The text's ink as a float mask cropped to its bounding box, stretched sideways."""
+    font = _font(path, size)
+    left, top, right, bottom = font.getbbox(text)
+    canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, font=font, fill=255)
+    mask = np.asarray(canvas, dtype=np.float32) / 255
+    ys, xs = np.nonzero(mask > 0.2)
+    if not len(xs):
+        return np.ones((size, max(1, size // 2)), np.float32)
+    mask = mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    return cv2.resize(mask, (max(1, round(mask.shape[1] * stretch)), mask.shape[0]), interpolation=cv2.INTER_AREA)
+
+
+def _lines(card: str, rng: np.random.Generator, rank_font: Path, suit_font: Path) -> list[np.ndarray]:
+    """Ink masks of the index's parts, top to bottom: rank and suit, or a joker's letters."""
+    size = int(DRAW_SIDE * rng.uniform(0.5, 0.7))
+    stretch = rng.uniform(0.7, 1.25)
+    if card == "JK":
+        letters = "JOKER" if rng.random() < 0.8 else "JOKER"[: rng.integers(3, 5)]
+        return [_ink(letter, rank_font, size // 2, stretch) for letter in letters]
+    rank = card[:-1]
+    rank_ink = _ink(rank, rank_font, size, stretch * (rng.uniform(0.6, 0.9) if rank == "10" else 1.0))
+    suit_ink = _ink(SUIT_GLYPHS[card[-1]], suit_font, int(size * rng.uniform(0.55, 1.15)), rng.uniform(0.85, 1.15))
+    return [rank_ink, suit_ink]
+
+
+def _layout(parts: list[np.ndarray], rng: np.random.Generator, beside: bool) -> np.ndarray:
+    """The parts stacked (centred on one axis) or side by side, as one ink mask."""
+    gap = rng.uniform(0.05, 0.35) * parts[0].shape[0 if not beside else 1]
+    if beside:
+        height = max(p.shape[0] for p in parts)
+        width = int(sum(p.shape[1] for p in parts) + gap * (len(parts) - 1))
+        mask, x = np.zeros((height, width), np.float32), 0.0
+        for part in parts:
+            y = (height - part.shape[0]) // 2 if rng.random() < 0.7 else 0
+            mask[y: y + part.shape[0], int(x): int(x) + part.shape[1]] = np.maximum(
+                mask[y: y + part.shape[0], int(x): int(x) + part.shape[1]], part)
+            x += part.shape[1] + gap
+        return mask
+    width = max(p.shape[1] for p in parts)
+    height = int(sum(p.shape[0] for p in parts) + gap * (len(parts) - 1))
+    mask, y = np.zeros((height, width), np.float32), 0.0
+    for part in parts:
+        x = (width - part.shape[1]) // 2
+        mask[int(y): int(y) + part.shape[0], x: x + part.shape[1]] = np.maximum(
+            mask[int(y): int(y) + part.shape[0], x: x + part.shape[1]], part)
+        y += part.shape[0] + gap
+    return mask
+
+
+def _colour(rng: np.random.Generator, low: float, high: float) -> np.ndarray:
+    return rng.uniform(low, high, 3).astype(np.float32)
+
+
+def draw_index(card: str, rng: np.random.Generator) -> np.ndarray:
+    """One (CONTEXT, CONTEXT, 3) uint8 BGR context crop of ``card``'s corner index (a class name)."""
+    rank_fonts, suit_fonts = font_files()
+    rank_font = rank_fonts[rng.integers(len(rank_fonts))]
+    suit_font = suit_fonts[rng.integers(len(suit_fonts))] if rng.random() < 0.6 else (
+        rank_font if rank_font in suit_fonts else suit_fonts[rng.integers(len(suit_fonts))])
+    ink = _layout(_lines(card, rng, rank_font, suit_font), rng, beside=card != "JK" and rng.random() < 0.1)
+    if rng.random() < 0.3:  # stroke weight other than the typeface's
+        kernel = np.ones((3, 3), np.uint8)
+        ink = (cv2.dilate if rng.random() < 0.5 else cv2.erode)(ink, kernel, iterations=int(rng.integers(1, 3)))
+    side = 2 * WINDOW * max(ink.shape)
+    size = int(np.ceil(side))
+    # Paper, the card's corner up and left of the index, the table beyond it.
+    paper = _colour(rng, 0.82, 1.0)
+    paper[:] = paper.mean() + (paper - paper.mean()) * 0.3
+    table = _colour(rng, 0.05, 0.7)
+    image = np.empty((size, size, 3), np.float32)
+    image[:] = table
+    top = (size - ink.shape[0]) / 2
+    left = (size - ink.shape[1]) / 2
+    edge_x = left - rng.uniform(0.15, 1.0) * ink.shape[1]
+    edge_y = top - rng.uniform(0.05, 0.6) * ink.shape[0]
+    corner = int(rng.uniform(0.1, 0.6) * ink.shape[1])
+    card_mask = np.zeros((size, size), np.uint8)
+    cv2.rectangle(card_mask, (int(edge_x) + corner, int(edge_y)), (size * 3, size * 3), 255, -1)
+    cv2.rectangle(card_mask, (int(edge_x), int(edge_y) + corner), (size * 3, size * 3), 255, -1)
+    cv2.circle(card_mask, (int(edge_x) + corner, int(edge_y) + corner), corner, 255, -1)
+    image[card_mask > 0] = paper
+    if rng.random() < 0.6:  # the card's edge line
+        cv2.rectangle(image, (int(edge_x), int(edge_y)), (size * 3, size * 3), _colour(rng, 0.1, 0.7).tolist(),
+                      int(rng.integers(1, 3)), lineType=cv2.LINE_AA)
+    red = rng.random() < 0.5 if card == "JK" else card[-1] in "HD"
+    if red:
+        colour = np.array([rng.uniform(0, 0.25), rng.uniform(0, 0.2), rng.uniform(0.55, 0.95)], np.float32)
+    else:
+        colour = _colour(rng, 0.0, 0.25)
+    x0, y0 = int(left), int(top)
+    region = image[y0: y0 + ink.shape[0], x0: x0 + ink.shape[1]]
+    region[:] = region * (1 - ink[..., None]) + colour * ink[..., None]
+    if rng.random() < 0.35:  # the next card of a meld, over the far side of this one
+        cover = np.zeros((size, size), np.uint8)
+        far = int(left + ink.shape[1] * rng.uniform(1.3, 2.0))
+        cv2.rectangle(cover, (far, -size), (size * 3, size * 3), 255, -1)
+        image[cover > 0] = _colour(rng, 0.8, 1.0)
+        cv2.line(image, (far, 0), (far, size), _colour(rng, 0.2, 0.7).tolist(), 1, lineType=cv2.LINE_AA)
+    # The camera: shrink to a few pixels, blur, noise, compress; then up to the stored context size.
+    camera = int(np.clip(2 * WINDOW * np.exp(rng.uniform(np.log(SMALLEST), np.log(LARGEST))), 12, size))
+    image = cv2.resize(image * 255, (camera, camera), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.4:
+        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.0))
+    image = np.clip(image * rng.uniform(0.6, 1.2) + rng.normal(0, rng.uniform(1, 6), image.shape), 0, 255)
+    image = image.astype(np.uint8)
+    if rng.random() < 0.5:
+        quality = int(rng.integers(35, 90))
+        image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    return cv2.resize(image, (CONTEXT, CONTEXT), interpolation=cv2.INTER_LINEAR)
+
+
+def drawn_contexts(count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` drawn index contexts (n, CONTEXT, CONTEXT, 3) and their class ids, classes in turn."""
+    rng = np.random.default_rng(seed)
+    labels = np.arange(count) % len(CLASS_NAMES)
+    rng.shuffle(labels)
+    contexts = np.stack([draw_index(CLASS_NAMES[label], rng) for label in labels]) if count else (
+        np.empty((0, CONTEXT, CONTEXT, 3), np.uint8))
+    return contexts, labels.astype(np.int64)

@@ -9,6 +9,7 @@ size they had in training either way.
 
 from __future__ import annotations
 
+import itertools
 import math
 import shutil
 from pathlib import Path
@@ -63,24 +64,22 @@ def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None) -
     The test split is not tiled: evaluation runs the detector on whole frames, as the app does.
     Returns the tiles written per split.
     """
+    from vision.evaluate import labelled_images
+
     counts = {}
     for split in ("train", "val"):
-        images = sorted((scenes / "images" / split).glob("*.jpg"))[: (limits or {}).get(split)]
-        if not images:
-            raise FileNotFoundError(f"no scenes in {scenes / 'images' / split}: run python -m vision synth first")
+        labelled = labelled_images(scenes, split, (limits or {}).get(split))
+        first = next(labelled)  # a split without scenes is reported before its old tiles are cleared
         for kind in ("images", "labels"):
             shutil.rmtree(out / kind / split, ignore_errors=True)
             (out / kind / split).mkdir(parents=True)
-        counts[split] = sum(_tile_scene(path, scenes / "labels" / split / f"{path.stem}.txt", out, split)
-                            for path in images)
+        counts[split] = sum(_tile_scene(*scene, out, split) for scene in itertools.chain([first], labelled))
     write_data_yaml(out)
     return counts
 
 
-def _tile_scene(image_path: Path, label_path: Path, out: Path, split: str) -> int:
-    image = cv2.imread(str(image_path))
+def _tile_scene(image_path: Path, image: np.ndarray, truth: Detections, out: Path, split: str) -> int:
     height, width = image.shape[:2]
-    truth = Detections.from_yolo_labels(label_path.read_text().splitlines(), width, height)
     written = 0
     for y0 in tile_origins(height):
         for x0 in tile_origins(width):

@@ -38,6 +38,15 @@ def test_scenes_become_tiles_with_labels_in_tile_coordinates(scenes, tmp_path):
     train_images = sorted((scenes / "images" / "train").glob("*.jpg"))
     assert counts == {"train": 4 * len(train_images), "val": 4}  # 1280×720 -> 2×2 tiles
     assert (tmp_path / "tiles" / "data.yaml").exists()
+
+
+def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path):
+    old = tmp_path / "tiles" / "images" / "train" / "kept.jpg"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"jpeg")
+    with pytest.raises(FileNotFoundError, match="run python -m vision synth first"):
+        write_tiles(tmp_path / "no-scenes", tmp_path / "tiles")
+    assert old.exists()
     for label in (tmp_path / "tiles" / "labels" / "train").glob("*.txt"):
         for line in label.read_text().splitlines():
             cls, *box = line.split()

@@ -44,7 +44,7 @@ class CardDetector:
         if backend not in ("onnx", "ultralytics"):
             raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
         # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
-        weights = Path(weights) if weights is not None else weight_files.DEFAULT_WEIGHTS
+        weights = Path(weights) if weights is not None else weight_files.default_weights(backend)
         if backend == "onnx":
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         else:

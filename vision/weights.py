@@ -1,7 +1,8 @@
 """The detector's weight files: where the shipped ones live, loading them with a clear error, export.
 
 ``models/cards.pt`` is the ultralytics checkpoint (the reference backend and the source of every
-export); ``models/cards.onnx`` is what the app runs through ONNX Runtime.
+export); ``models/cards.onnx`` is its fp32 export and ``models/cards.int8.onnx`` the same network
+quantized, which the app runs through ONNX Runtime (:func:`default_weights`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ import numpy as np
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
 
+
+def default_weights(backend: str = "onnx") -> Path:
+    """The shipped model a backend runs when none is named: for ONNX Runtime the int8 model, which
+    scores as the fp32 one does on the held-out decks and runs a quarter faster (models/MODEL_CARD.md
+    has both); for the ultralytics reference, the checkpoint."""
+    return DEFAULT_WEIGHTS.with_suffix(".int8.onnx" if backend == "onnx" else ".pt")
+
 _REBUILD = ("rebuild it: python -m vision train (see models/MODEL_CARD.md for the recipe), "
             "then python -m vision export --weights runs/detector/<run>/weights/best.pt --out {path}")
 
@@ -25,8 +33,13 @@ class WeightsError(Exception):
 
 
 def weights_error(path: Path, problem: str) -> WeightsError:
-    hint = f"rebuild it with python -m vision export --weights {path.with_suffix('.pt')} --out {path}" \
-        if path.suffix == ".onnx" and path.with_suffix(".pt").exists() else _REBUILD.format(path=path)
+    fp32 = path.with_name(path.name.removesuffix(".int8.onnx") + ".onnx")  # an int8 model's fp32 source
+    checkpoint = fp32.with_suffix(".pt")
+    if path.suffix == ".onnx" and checkpoint.exists():
+        calibrate = " --int8 datasets/generated/<scenes> (python -m vision synth)" if fp32 != path else ""
+        hint = f"rebuild it with python -m vision export --weights {checkpoint} --out {fp32}{calibrate}"
+    else:
+        hint = _REBUILD.format(path=fp32)
     return WeightsError(f"{path}: {problem}; {hint}")
 
 

@@ -104,6 +104,21 @@ def test_corrupt_weights_say_how_to_rebuild(tmp_path, suffix, backend):
         CardDetector(tmp_path / f"cards{suffix}", backend=backend)
 
 
+def test_a_missing_int8_model_says_to_export_it_with_calibration_scenes(random_model):
+    broken = random_model.with_name("cards.int8.onnx")  # random_model's checkpoint is beside it
+    with pytest.raises(WeightsError, match=r"export --weights \S*cards.pt --out \S*cards.onnx --int8"):
+        CardDetector(broken)
+
+
+def test_the_app_runs_the_int8_model_and_the_reference_the_checkpoint(monkeypatch, tmp_path):
+    from vision import weights
+
+    monkeypatch.setattr(weights, "DEFAULT_WEIGHTS", tmp_path / "cards.onnx")
+    for backend, expected in (("onnx", "cards.int8.onnx"), ("ultralytics", "cards.pt")):
+        with pytest.raises(WeightsError, match=f"{expected}: no such weights file"):
+            CardDetector(backend=backend)
+
+
 def test_the_cli_reports_missing_weights_in_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "vision", "evaluate", "--weights", str(tmp_path / "x.onnx"),
                              "--scenes", str(tmp_path)], capture_output=True, text=True, timeout=60)

@@ -67,12 +67,12 @@ def main() -> None:
             frame, args.repeats),
         "CardDetector ultralytics (reference)": median_ms(
             CardDetector(args.weights, backend="ultralytics", threads=args.threads).detect, frame, args.repeats),
-        "CardDetector onnx": median_ms(
+        "CardDetector onnx fp32": median_ms(
             CardDetector(args.weights, backend="onnx", threads=args.threads).detect, frame, args.repeats),
     }
     int8 = args.weights.with_suffix(".int8.onnx")
-    if int8.exists():  # written by python -m vision export --int8
-        timings["CardDetector onnx int8"] = median_ms(
+    if int8.exists():  # written by python -m vision export --int8; what the app runs
+        timings["CardDetector onnx int8 (the app's)"] = median_ms(
             CardDetector(int8, backend="onnx", threads=args.threads).detect, frame, args.repeats)
     stock_ms = timings["stock YOLO(weights).predict"]
     print(f"1920x1080 frame, network input {INPUT_WIDTH} px wide, {args.threads} threads, "

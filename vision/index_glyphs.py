@@ -112,6 +112,17 @@ def _colour(rng: np.random.Generator, low: float, high: float) -> np.ndarray:
     return rng.uniform(low, high, 3).astype(np.float32)
 
 
+def _turn(rng: np.random.Generator) -> float:
+    """Degrees the card lies turned: upright or upside down (the far team's cards, as the camera sees
+    them) give or take a fan's spread, or any angle."""
+    pick = rng.random()
+    if pick < 0.35:
+        return float(rng.uniform(-25, 25))
+    if pick < 0.7:
+        return float(180 + rng.uniform(-25, 25))
+    return float(rng.uniform(0, 360))
+
+
 def draw_index(card: str, rng: np.random.Generator) -> np.ndarray:
     """One (CONTEXT, CONTEXT, 3) uint8 BGR context crop of ``card``'s corner index (a class name)."""
     rank_fonts, suit_fonts = font_files()
@@ -122,8 +133,7 @@ def draw_index(card: str, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.3:  # stroke weight other than the typeface's
         kernel = np.ones((3, 3), np.uint8)
         ink = (cv2.dilate if rng.random() < 0.5 else cv2.erode)(ink, kernel, iterations=int(rng.integers(1, 3)))
-    side = 2 * WINDOW * max(ink.shape)
-    size = int(np.ceil(side))
+    size = int(np.ceil(2 * WINDOW * np.hypot(*ink.shape))) + 2  # room for the index at any angle
     # Paper, the card's corner up and left of the index, the table beyond it.
     paper = _colour(rng, 0.82, 1.0)
     paper[:] = paper.mean() + (paper - paper.mean()) * 0.3
@@ -157,8 +167,18 @@ def draw_index(card: str, rng: np.random.Generator) -> np.ndarray:
         cv2.rectangle(cover, (far, -size), (size * 3, size * 3), 255, -1)
         image[cover > 0] = _colour(rng, 0.8, 1.0)
         cv2.line(image, (far, 0), (far, size), _colour(rng, 0.2, 0.7).tolist(), 1, lineType=cv2.LINE_AA)
+    # The card's turn on the table, then the context framed as a label frames it: around the turned
+    # index's upright box, 2 × WINDOW times its longer side.
+    centre = (left + ink.shape[1] / 2, top + ink.shape[0] / 2)
+    angle = _turn(rng)
+    image = cv2.warpAffine(image, cv2.getRotationMatrix2D(centre, angle, 1.0), (size, size),
+                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cos, sin = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    height, width = ink.shape
+    side = 2 * WINDOW * max(width * cos + height * sin, width * sin + height * cos)
+    image = cv2.getRectSubPix(image, (int(side), int(side)), centre)
     # The camera: shrink to a few pixels, blur, noise, compress; then up to the stored context size.
-    camera = int(np.clip(2 * WINDOW * np.exp(rng.uniform(np.log(SMALLEST), np.log(LARGEST))), 12, size))
+    camera = int(np.clip(2 * WINDOW * np.exp(rng.uniform(np.log(SMALLEST), np.log(LARGEST))), 12, int(side)))
     image = cv2.resize(image * 255, (camera, camera), interpolation=cv2.INTER_AREA)
     if rng.random() < 0.4:
         image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.0))

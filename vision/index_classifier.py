@@ -100,10 +100,14 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
 
 
 def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box, recoloured."""
+    """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box (or upside
+    down), recoloured."""
     centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
     zoom = 2 * rng.uniform(0.85, 1.2) * CROP / CONTEXT
-    matrix = cv2.getRotationMatrix2D(tuple(centre), rng.uniform(-15, 15), zoom)
+    # Turned a little like a detector's box, and half the time upside down: a card turned round is the
+    # same card, and the far team's cards reach the camera that way.
+    turn = rng.uniform(-15, 15) + (180 if rng.random() < 0.5 else 0)
+    matrix = cv2.getRotationMatrix2D(tuple(centre), turn, zoom)
     matrix[:, 2] += CROP / 2 - centre
     crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure

@@ -186,3 +186,12 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
 
     assert redness("QH") > 0.5 and redness("7D") > 0.5
     assert redness("QS") < 0.1 and redness("7C") < 0.1
+
+
+def test_augmented_crops_come_upright_and_upside_down():
+    context = np.zeros((ic.CONTEXT, ic.CONTEXT, 3), np.uint8)
+    context[: ic.CONTEXT // 2] = 220  # light above, dark below
+    rng = np.random.default_rng(0)
+    upright = [(crop[: ic.CROP // 2].mean() > crop[ic.CROP // 2:].mean()) for crop in
+               (ic.augment(context, rng) for _ in range(60))]
+    assert 15 < sum(upright) < 45

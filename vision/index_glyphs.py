@@ -1,6 +1,6 @@
 """Corner indexes drawn straight into classifier crops, in every typeface the machine has.
 
-The scenes teach the classifier the indexes of the decks they hold (54 designs); a held-out deck's
+The scenes teach the classifier the indexes of the decks they hold (55 designs); a held-out deck's
 index is another typeface, weight, size and spacing. This draws an index the way a deck prints one,
 a rank over its suit (now and then beside it), from the installed typefaces (``run.sh`` installs
 Debian's DejaVu, URW base35, Liberation and FreeFont families: about 80 files, with weights and

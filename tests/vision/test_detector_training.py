@@ -38,6 +38,11 @@ def test_scenes_become_tiles_with_labels_in_tile_coordinates(scenes, tmp_path):
     train_images = sorted((scenes / "images" / "train").glob("*.jpg"))
     assert counts == {"train": 4 * len(train_images), "val": 4}  # 1280×720 -> 2×2 tiles
     assert (tmp_path / "tiles" / "data.yaml").exists()
+    for label in (tmp_path / "tiles" / "labels" / "train").glob("*.txt"):
+        for line in label.read_text().splitlines():
+            cls, *box = line.split()
+            assert 0 <= int(cls) < len(CLASS_NAMES)
+            assert all(0 <= float(v) <= 1 for v in box)
 
 
 def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path):
@@ -47,11 +52,6 @@ def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path
     with pytest.raises(FileNotFoundError, match="run python -m vision synth first"):
         write_tiles(tmp_path / "no-scenes", tmp_path / "tiles")
     assert old.exists()
-    for label in (tmp_path / "tiles" / "labels" / "train").glob("*.txt"):
-        for line in label.read_text().splitlines():
-            cls, *box = line.split()
-            assert 0 <= int(cls) < len(CLASS_NAMES)
-            assert all(0 <= float(v) <= 1 for v in box)
 
 
 def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):

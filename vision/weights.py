@@ -33,10 +33,11 @@ class WeightsError(Exception):
 
 
 def weights_error(path: Path, problem: str) -> WeightsError:
-    fp32 = path.with_name(path.name.removesuffix(".int8.onnx") + ".onnx")  # an int8 model's fp32 source
+    int8 = path.name.endswith(".int8.onnx")
+    fp32 = path.with_name(path.name.removesuffix(".int8.onnx") + ".onnx") if int8 else path  # int8's source
     checkpoint = fp32.with_suffix(".pt")
     if path.suffix == ".onnx" and checkpoint.exists():
-        calibrate = " --int8 datasets/generated/<scenes> (python -m vision synth)" if fp32 != path else ""
+        calibrate = " --int8 datasets/generated/<scenes> (python -m vision synth)" if int8 else ""
         hint = f"rebuild it with python -m vision export --weights {checkpoint} --out {fp32}{calibrate}"
     else:
         hint = _REBUILD.format(path=fp32)

@@ -110,6 +110,15 @@ def test_a_missing_int8_model_says_to_export_it_with_calibration_scenes(random_m
         CardDetector(broken)
 
 
+def test_a_missing_export_beside_its_checkpoint_says_to_export_it(tmp_path):
+    from vision.weights import weights_error
+
+    (tmp_path / "cards.pt").write_bytes(b"checkpoint")
+    message = str(weights_error(tmp_path / "cards.onnx", "no such weights file"))
+    assert message.endswith(f"export --weights {tmp_path / 'cards.pt'} --out {tmp_path / 'cards.onnx'}")
+    assert str(weights_error(tmp_path / "other.pt", "no such weights file")).endswith(f"--out {tmp_path / 'other.pt'}")
+
+
 def test_the_app_runs_the_int8_model_and_the_reference_the_checkpoint(monkeypatch, tmp_path):
     from vision import weights
 

@@ -85,26 +85,22 @@ def _lines(card: str, rng: np.random.Generator, rank_font: Path, suit_font: Path
 
 
 def _layout(parts: list[np.ndarray], rng: np.random.Generator, beside: bool) -> np.ndarray:
-    """The parts stacked (centred on one axis) or side by side, as one ink mask."""
-    gap = rng.uniform(0.05, 0.35) * parts[0].shape[0 if not beside else 1]
-    if beside:
-        height = max(p.shape[0] for p in parts)
-        width = int(sum(p.shape[1] for p in parts) + gap * (len(parts) - 1))
-        mask, x = np.zeros((height, width), np.float32), 0.0
-        for part in parts:
-            y = (height - part.shape[0]) // 2 if rng.random() < 0.7 else 0
-            mask[y: y + part.shape[0], int(x): int(x) + part.shape[1]] = np.maximum(
-                mask[y: y + part.shape[0], int(x): int(x) + part.shape[1]], part)
-            x += part.shape[1] + gap
-        return mask
-    width = max(p.shape[1] for p in parts)
-    height = int(sum(p.shape[0] for p in parts) + gap * (len(parts) - 1))
-    mask, y = np.zeros((height, width), np.float32), 0.0
+    """The parts one after another, down (centred across) or side by side (mostly centred), as one
+    ink mask."""
+    along = 1 if beside else 0  # the axis the parts follow each other on
+    across = 1 - along
+    gap = rng.uniform(0.05, 0.35) * parts[0].shape[along]
+    shape = [0, 0]
+    shape[across] = max(p.shape[across] for p in parts)
+    shape[along] = int(sum(p.shape[along] for p in parts) + gap * (len(parts) - 1))
+    mask, offset = np.zeros(shape, np.float32), 0.0
     for part in parts:
-        x = (width - part.shape[1]) // 2
-        mask[int(y): int(y) + part.shape[0], x: x + part.shape[1]] = np.maximum(
-            mask[int(y): int(y) + part.shape[0], x: x + part.shape[1]], part)
-        y += part.shape[0] + gap
+        origin = [0, 0]
+        origin[along] = int(offset)
+        origin[across] = (shape[across] - part.shape[across]) // 2 if not beside or rng.random() < 0.7 else 0
+        region = mask[origin[0]: origin[0] + part.shape[0], origin[1]: origin[1] + part.shape[1]]
+        np.maximum(region, part, out=region)
+        offset += part.shape[along] + gap
     return mask
 
 

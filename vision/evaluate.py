@@ -297,7 +297,8 @@ def evaluate_command(args: argparse.Namespace) -> str:
     from vision.index_classifier import IndexClassifier
 
     classifier = IndexClassifier(args.classifier) if args.classifier else None
-    detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier)
+    sizing = {"input_width": args.input_width} if getattr(args, "input_width", None) else {}
+    detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier, **sizing)
     frames = [Frame(truth, detector.detect(image), decks) for image, truth, decks in test_frames(args.scenes, args.limit)]
     report, curves = score(frames, APP_CONFIDENCE)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,8 @@ threshold and suppresses overlaps whatever their class: one corner index is one 
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
 network finds "a corner index" (one class) and the classifier names each crop. A one-class model
-loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given.
+loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given: its ONNX export
+for the ``onnx`` backend, its torch save for the reference.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ APP_CONFIDENCE = 0.5
 NMS_IOU = 0.5
 #: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
 MAX_DETECTIONS = 300
-#: A one-class model (the two-stage design) is named by the classifier of this name beside it.
-CLASSIFIER_NAME = "index_classifier.pt"
+#: A one-class model (the two-stage design) is named by the classifier of this name beside it
+#: (``.onnx`` for the onnx backend, ``.pt`` for the ultralytics one).
+CLASSIFIER_NAME = "index_classifier"
 
 
 class CardDetector:
@@ -53,7 +55,8 @@ class CardDetector:
         if classes == 1 and classifier is None:
             from vision.index_classifier import IndexClassifier
 
-            classifier = IndexClassifier(weights.parent / CLASSIFIER_NAME)
+            suffix = ".onnx" if backend == "onnx" else ".pt"
+            classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads)
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:

@@ -60,11 +60,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.set_defaults(run=_run_classifier)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
-    export.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS.with_suffix(".pt"))
+    export.add_argument("--weights", type=Path, help="detector checkpoint (default: the shipped one, "
+                        "unless only --classifier is given)")
     export.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     export.add_argument("--half", action="store_true", help="store the weights as fp16 (half the file)")
     export.add_argument("--int8", type=Path, metavar="SCENES",
                         help="also write an int8 model (<out>.int8.onnx) calibrated on these scenes' val images")
+    export.add_argument("--classifier", type=Path, metavar="PT",
+                        help="export this index classifier save to ONNX beside it (<PT>.onnx), what the app runs")
     export.set_defaults(run=_run_export)
 
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
@@ -145,11 +148,12 @@ def _run_classifier(args: argparse.Namespace) -> int:
     summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                   log=lambda line: print(line, flush=True), init=args.init, width=args.width,
                                   lr=args.lr)
-    trained = ic.IndexClassifier(args.out)
+    trained = ic.IndexClassifier(ic.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)
     print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks: {accuracy:.4f} of "
-          f"{len(test_labels)} ground-truth index crops named right; weights in {args.out}")
+          f"{len(test_labels)} ground-truth index crops named right; weights in {args.out} and "
+          f"{args.out.with_suffix('.onnx')}")
     if detector is not None:
         false = ic.false_find_crops(args.scenes, "test", detector)
         rejected = ic.crop_accuracy(trained, false, np.full(len(false), ic.BACKGROUND))
@@ -160,7 +164,14 @@ def _run_classifier(args: argparse.Namespace) -> int:
 def _run_export(args: argparse.Namespace) -> int:
     from vision.weights import export_onnx
 
-    print(f"wrote {export_onnx(args.weights, args.out, half=args.half)}")
+    if args.classifier:
+        from vision.index_classifier import export_onnx as export_classifier
+
+        print(f"wrote {export_classifier(args.classifier)}")
+        if args.weights is None and args.int8 is None:
+            return 0
+    weights = args.weights or DEFAULT_WEIGHTS.with_suffix(".pt")
+    print(f"wrote {export_onnx(weights, args.out, half=args.half)}")
     if args.int8:
         import cv2
 

@@ -51,21 +51,25 @@ def check_exists(path: Path) -> Path:
     return path
 
 
-def load_onnx_session(path: Path, threads: int | None = None):
-    """An ONNX Runtime session on the CPU, or :class:`WeightsError` if the file is not a model."""
+def load_onnx_session(path: Path, threads: int | None = None, error=None):
+    """An ONNX Runtime session on the CPU, or a :class:`WeightsError` if the file is missing or not a
+    model: ``error(path, problem)`` makes it (default :func:`weights_error`, the detector's rebuild hint)."""
     import onnxruntime as ort
 
+    error = error or weights_error
+    path = Path(path)
+    if not path.is_file():
+        raise error(path, "no such weights file")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or os.cpu_count() or 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # The crop classifier (torch) runs right after each frame: threads left spinning would take its cores.
+    # The detector's and the classifier's sessions run one after the other on each frame, beside the
+    # camera and the window: threads left spinning between runs would take their cores.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        return ort.InferenceSession(str(check_exists(path)), options, providers=["CPUExecutionProvider"])
-    except WeightsError:
-        raise
-    except Exception as error:  # onnxruntime raises its own exception types for bad files
-        raise weights_error(path, f"not a readable ONNX model ({type(error).__name__})") from None
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as problem:  # onnxruntime raises its own exception types for bad files
+        raise error(path, f"not a readable ONNX model ({type(problem).__name__})") from None
 
 
 def load_torch_model(path: Path):

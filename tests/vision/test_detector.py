@@ -154,9 +154,17 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
     from vision.index_classifier import IndexNet
 
     model = random_yolo(tmp_path, ["index"])
-    with pytest.raises(WeightsError, match="python -m vision classifier"):
+    with pytest.raises(WeightsError, match="index_classifier.onnx: no such weights file; train one with "
+                                           "python -m vision classifier"):
         CardDetector(model)
     torch.save({"state": IndexNet().state_dict(), "crops_seen": 0, "minutes": 0.0}, tmp_path / "index_classifier.pt")
+    # The app's backend runs the classifier's ONNX export: a save without one says how to make it.
+    with pytest.raises(WeightsError, match="export it with python -m vision export --classifier .*index_classifier.pt"):
+        CardDetector(model)
+    result = subprocess.run([sys.executable, "-m", "vision", "export", "--classifier", str(tmp_path / "index_classifier.pt")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["wrote", str(tmp_path / "index_classifier.onnx")]  # the classifier alone
     for backend in ("onnx", "ultralytics"):
         detector = CardDetector(model, backend=backend, conf=RANDOM_MODEL_CONF, input_width=640)
         assert detector.classifier is not None

@@ -197,20 +197,24 @@ def test_augmented_crops_come_upright_and_upside_down():
     assert 15 < sum(upright) < 45
 
 
-def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up():
+def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and_onnx_runtime():
+    from vision.detector import CLASSIFIER_NAME
     from vision.index_glyphs import drawn_contexts
 
-    from vision.detector import CLASSIFIER_NAME
-
-    classifier = ic.IndexClassifier(Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME)
-    contexts, labels = drawn_contexts(40, seed=5)
+    shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
+    contexts, _ = drawn_contexts(40, seed=5)
     crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
     turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
-    both, both_turned = classifier.probabilities(crops), classifier.probabilities(turned)
-    assert both.shape == (40, classifier.model.head[3].out_features)
-    np.testing.assert_allclose(both.sum(axis=1), 1, atol=1e-5)
-    np.testing.assert_allclose(both, both_turned, atol=1e-5)
-    # Read once, a crop and its half-turn differ: the mean of the two is what makes them agree.
-    once, once_turned = (classifier.probabilities(c, both_ways=False) for c in (crops, turned))
-    assert np.abs(once - once_turned).max() > 0.05
-    np.testing.assert_allclose(both, (once + once_turned) / 2, atol=1e-5)
+    torch_net, exported = ic.IndexClassifier(shipped.with_suffix(".pt")), ic.IndexClassifier(shipped.with_suffix(".onnx"))
+    assert exported.model is None and exported.classes == torch_net.classes  # ONNX Runtime, no torch module
+    for classifier in (torch_net, exported):
+        both, both_turned = classifier.probabilities(crops), classifier.probabilities(turned)
+        assert both.shape == (40, classifier.classes)
+        np.testing.assert_allclose(both.sum(axis=1), 1, atol=1e-5)
+        np.testing.assert_allclose(both, both_turned, atol=1e-5)
+        # Read once, a crop and its half-turn differ: the mean of the two is what makes them agree.
+        once, once_turned = (classifier.probabilities(c, both_ways=False) for c in (crops, turned))
+        assert np.abs(once - once_turned).max() > 0.05
+        np.testing.assert_allclose(both, (once + once_turned) / 2, atol=1e-5)
+    np.testing.assert_allclose(exported.probabilities(crops), torch_net.probabilities(crops), atol=1e-4)
+    assert exported.probabilities(crops[:0]).shape == (0, exported.classes)

@@ -124,7 +124,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
     import numpy as np
     import torch
 
-    from vision import index_classifier as ic
+    from vision import index_classifier as ic, index_net
 
     torch.set_num_threads(args.threads)
     contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
@@ -145,10 +145,10 @@ def _run_classifier(args: argparse.Namespace) -> int:
         drawn, drawn_labels = drawn_contexts(args.drawn, seed=args.seed)
         contexts, labels = np.concatenate([contexts, drawn]), np.concatenate([labels, drawn_labels])
         print(f"{len(drawn)} index crops drawn in {len(font_files()[0])} typefaces", flush=True)
-    summary = ic.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
+    summary = index_net.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                   log=lambda line: print(line, flush=True), init=args.init, width=args.width,
                                   lr=args.lr)
-    trained = ic.IndexClassifier(ic.export_onnx(args.out))  # the export is what the app runs: score it
+    trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)
     print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks: {accuracy:.4f} of "
@@ -165,7 +165,7 @@ def _run_export(args: argparse.Namespace) -> int:
     from vision.weights import export_onnx
 
     if args.classifier:
-        from vision.index_classifier import export_onnx as export_classifier
+        from vision.index_net import export_onnx as export_classifier
 
         print(f"wrote {export_classifier(args.classifier)}")
         if args.weights is None and args.int8 is None:

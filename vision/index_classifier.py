@@ -8,6 +8,9 @@ Crops are cut from the synthetic scenes' ground-truth index boxes: a square wind
 Training stores a twice-as-wide context around each window so that augmentation (shifts like a
 detector's, scale, rotation) never runs off the stored pixels.
 
+The network, its training and its ONNX export are in :mod:`vision.index_net` (torch); reading
+crops here needs torch only for a training save, not for the export the app runs.
+
 A classifier may also learn a 54th class, :data:`BACKGROUND`: "no corner index here", from the
 detector's own false finds on training scenes (:func:`false_find_crops`). A find it judges no index
 then gets a low probability for every card, so the joined confidence falls.
@@ -16,13 +19,10 @@ then gets a low probability for every card, so the joined confidence falls.
 from __future__ import annotations
 
 import pickle
-import time
 from pathlib import Path
 
 import cv2
 import numpy as np
-import torch
-from torch import nn
 
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
@@ -34,27 +34,6 @@ BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier
 #: A detector's find is a false one if it overlaps no true index by more than this (IoU); finds
 #: between it and 0.5 (a rank without its suit, a box twice too big) are left out of training.
 FALSE_FIND_IOU = 0.2
-
-
-class IndexNet(nn.Module):
-    """Three conv blocks and a linear head. ``width`` is the first block's channels (doubled per block):
-    16 gives 76 k parameters and 10 M multiply-adds per crop, 24 gives 167 k and 22 M."""
-
-    def __init__(self, classes: int = len(CLASS_NAMES), width: int = 16) -> None:
-        super().__init__()
-        self.width = width
-
-        def block(c_in: int, c_out: int) -> nn.Sequential:
-            return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
-                                 nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
-                                 nn.MaxPool2d(2))
-
-        self.features = nn.Sequential(block(3, width), block(width, 2 * width), block(2 * width, 4 * width))
-        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
-                                  nn.Linear(4 * width, classes))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
 
 
 def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float) -> np.ndarray:
@@ -119,85 +98,13 @@ def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(crop, 0, 255).astype(np.uint8)
 
 
-def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
-    """(n, CROP, CROP, 3) uint8 BGR -> (n, 3, CROP, CROP) float RGB in [0, 1]."""
-    return torch.from_numpy(np.ascontiguousarray(crops_bgr[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
-
-
-def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
-                     seed: int = 0, log=print, init: Path | None = None, width: int = 16,
-                     save_every: float = 5.0, lr: float = 3e-3) -> dict:
-    """Train for a wall-clock budget (continuing ``init`` if given, at its width); saves ``{"state",
-    "width", "crops_seen", "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the
-    counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``
-    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
-    rng = np.random.default_rng(seed)
-    torch.manual_seed(seed)
-    classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
-    before = {"crops_seen": 0, "minutes": 0.0}
-    if init:
-        before = torch.load(init, map_location="cpu", weights_only=True)
-        width = before.get("width", 16)
-    model = IndexNet(classes=classes, width=width)
-    if init:
-        _load_growing_head(model, before["state"])
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
-
-    def save() -> dict:
-        summary = {"state": model.state_dict(), "width": width, "classes": classes,
-                   "crops_seen": before["crops_seen"] + seen,
-                   "minutes": before["minutes"] + (time.monotonic() - started) / 60}
-        out.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(summary, out.with_suffix(".partial"))
-        out.with_suffix(".partial").replace(out)  # a kill mid-write leaves the previous save whole
-        return summary
-
-    model.train()
-    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
-        # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
-        for group in optimiser.param_groups:
-            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
-        pick = rng.integers(0, len(contexts), batch)
-        crops = np.stack([augment(contexts[i], rng) for i in pick])
-        loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        seen, step = seen + batch, step + 1
-        if step % 50 == 0:
-            log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
-        if time.monotonic() - saved > save_every * 60:
-            save()
-            saved = time.monotonic()
-    return save()
-
-
-def _load_growing_head(model: IndexNet, state: dict) -> None:
-    """Load saved weights; a 53-class head grows a background row (new weights) for a 54-class model."""
-    head = "head.3"
-    saved_rows = state[f"{head}.weight"].shape[0]
-    wanted = model.head[3].out_features
-    if saved_rows == wanted:
-        model.load_state_dict(state)
-        return
-    if saved_rows > wanted:
-        raise ValueError(f"cannot train {wanted} classes from a classifier of {saved_rows}")
-    fresh = model.state_dict()
-    grown = dict(state)
-    for part in ("weight", "bias"):
-        grown[f"{head}.{part}"] = torch.cat([state[f"{head}.{part}"], fresh[f"{head}.{part}"][saved_rows:]])
-    model.load_state_dict(grown)
-
-
 class IndexClassifier:
     """Names the boxes of a one-class detector: class = the crop's best card, confidence = the
     detector's times the card's probability. A classifier with a background class gives a find it
     judges no index a low probability for every card, so its confidence falls.
 
     ``weights`` is a training save (``.pt``, run by torch) or its export (``.onnx``, see
-    :func:`export_onnx`), run by ONNX Runtime on ``threads`` threads: what the app runs. Torch's
+    :func:`vision.index_net.export_onnx`), run by ONNX Runtime on ``threads`` threads: what the app runs. Torch's
     threads wait on each other when the cores are busy (the camera, the window): naming the 21 finds
     of the bench frame both ways up, with both cores taken by other work, took 466 ms in torch on two
     threads against 48 ms in ONNX Runtime (27 and 23 ms on one thread; sixth session)."""
@@ -214,20 +121,21 @@ class IndexClassifier:
         rebuild = f"rebuild it: python -m vision classifier --out {weights} (see models/MODEL_CARD.md)"
         if not weights.is_file():
             raise WeightsError(f"{weights}: no such classifier file; {rebuild}")
+        from vision.index_net import load_net
+
         try:
-            saved = torch.load(weights, map_location="cpu", weights_only=True)
-            self.model = IndexNet(classes=saved.get("classes", len(CLASS_NAMES)), width=saved.get("width", 16))
-            self.model.load_state_dict(saved["state"])
+            self.model = load_net(weights)
         except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
             raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
-        self.model.eval()
         self.classes = self.model.head[3].out_features
 
     def _logits(self, crops_bgr: np.ndarray) -> np.ndarray:
         if self._session is not None:
-            return self._session.run(None, {ONNX_INPUT: to_tensor(crops_bgr).numpy()})[0]
+            return self._session.run(None, {ONNX_INPUT: to_array(crops_bgr)})[0]
+        import torch
+
         with torch.inference_mode():
-            return self.model(to_tensor(crops_bgr)).numpy()
+            return self.model(torch.from_numpy(to_array(crops_bgr))).numpy()
 
     def probabilities(self, crops_bgr: np.ndarray, both_ways: bool = True) -> np.ndarray:
         """(n, classes) probabilities of each crop. ``both_ways``: the mean of two readings, the crop
@@ -253,25 +161,14 @@ class IndexClassifier:
 ONNX_INPUT = "crops"
 
 
+def to_array(crops_bgr: np.ndarray) -> np.ndarray:
+    """(n, CROP, CROP, 3) uint8 BGR -> (n, 3, CROP, CROP) float32 RGB in [0, 1]: the network's input."""
+    return np.ascontiguousarray(crops_bgr[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255)
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     return exp / exp.sum(axis=1, keepdims=True)
-
-
-def export_onnx(weights: Path, out: Path | None = None) -> Path:
-    """The ONNX export of a classifier save (default: beside it, ``<weights>.onnx``), taking any
-    number of crops: what :class:`IndexClassifier` runs through ONNX Runtime."""
-    import warnings
-
-    out = Path(out) if out is not None else Path(weights).with_suffix(".onnx")
-    model = IndexClassifier(weights).model  # a missing or damaged save fails here, with its message
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice: it still serves a plain CNN
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(out), input_names=[ONNX_INPUT],
-                          output_names=["logits"], dynamic_axes={ONNX_INPUT: {0: "crops"}}, dynamo=False,
-                          opset_version=17)
-    return out
 
 
 def _onnx_session(path: Path, threads: int | None):

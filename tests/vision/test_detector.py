@@ -151,7 +151,7 @@ def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_
 def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame):
     import torch
 
-    from vision.index_classifier import IndexNet
+    from vision.index_net import IndexNet
 
     model = random_yolo(tmp_path, ["index"])
     with pytest.raises(WeightsError, match="index_classifier.onnx: no such weights file; train one with "
@@ -186,3 +186,13 @@ def test_with_a_classifier_the_threshold_applies_to_its_judgement_too(random_mod
     # The finds the classifier rejects are dropped, and only those.
     assert len(found) > 10 and len(judged) == (len(found) + 1) // 2
     np.testing.assert_allclose(judged.xyxy, found.xyxy[::2])
+
+
+def test_the_apps_reader_loads_the_shipped_models_without_torch():
+    """The app opens its window after loading the reader: torch alone took 2.3 of its 3.1 s."""
+    script = ("import sys; from vision.card_reader import CardReader; reader = CardReader(); "
+              "print(type(reader.detector.classifier._session).__name__, "
+              "sorted(m for m in ('torch', 'ultralytics') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["InferenceSession", "[]"]

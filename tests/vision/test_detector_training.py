@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from vision import index_classifier as ic
+from vision import index_net
 from vision.classes import CLASS_NAMES, class_id
 from vision.dataset import write_dataset
 from vision.detections import Detections
@@ -59,7 +60,7 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert contexts.shape[1:] == (ic.CONTEXT, ic.CONTEXT, 3) and len(contexts) == len(labels) > 20
     crop = ic.augment(contexts[0], np.random.default_rng(0))
     assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
-    summary = ic.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
+    summary = index_net.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
     assert summary["crops_seen"] >= 32
     classifier = ic.IndexClassifier(tmp_path / "ic.pt")
     assert 0 <= ic.crop_accuracy(classifier, contexts, labels) <= 1
@@ -102,11 +103,11 @@ def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratc
 def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_path):
     contexts, labels = ic.scene_crops(scenes, "train", limit=2)
     out = tmp_path / "wide.pt"
-    summary = ic.train_classifier(contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24,
+    summary = index_net.train_classifier(contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24,
                                   save_every=0.005)
     assert summary["width"] == 24 and out.exists() and not out.with_suffix(".partial").exists()
     assert ic.IndexClassifier(out).model.width == 24
-    again = ic.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
+    again = index_net.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
     assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]
 
 
@@ -140,10 +141,10 @@ def test_only_finds_far_from_every_index_become_background_crops(scenes):
 def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, tmp_path):
     contexts, labels = ic.scene_crops(scenes, "train", limit=2)
     cards_only = tmp_path / "cards.pt"
-    ic.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
+    index_net.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
     background = np.full(8, ic.BACKGROUND, labels.dtype)
     out = tmp_path / "with_background.pt"
-    summary = ic.train_classifier(np.concatenate([contexts, contexts[:8]]), np.concatenate([labels, background]),
+    summary = index_net.train_classifier(np.concatenate([contexts, contexts[:8]]), np.concatenate([labels, background]),
                                   out, minutes=0.01, batch=16, log=lambda _: None, init=cards_only, lr=0.0)
     assert summary["classes"] == len(CLASS_NAMES) + 1
     before, after = ic.IndexClassifier(cards_only).model, ic.IndexClassifier(out).model

@@ -1,0 +1,135 @@
+"""The index classifier's network in torch: :class:`IndexNet`, its training, its ONNX export.
+
+Training and export need torch; reading crops does not: the app runs the export through ONNX
+Runtime (:class:`vision.index_classifier.IndexClassifier`), so its window opens without loading
+torch.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classes import CLASS_NAMES
+from vision.index_classifier import BACKGROUND, CROP, ONNX_INPUT, IndexClassifier, augment, to_array
+
+
+class IndexNet(nn.Module):
+    """Three conv blocks and a linear head. ``width`` is the first block's channels (doubled per block):
+    16 gives 76 k parameters and 10 M multiply-adds per crop, 24 gives 167 k and 22 M."""
+
+    def __init__(self, classes: int = len(CLASS_NAMES), width: int = 16) -> None:
+        super().__init__()
+        self.width = width
+
+        def block(c_in: int, c_out: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
+                                 nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(),
+                                 nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(3, width), block(width, 2 * width), block(2 * width, 4 * width))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
+                                  nn.Linear(4 * width, classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
+    """(n, CROP, CROP, 3) uint8 BGR -> (n, 3, CROP, CROP) float RGB in [0, 1]."""
+    return torch.from_numpy(to_array(crops_bgr))
+
+
+def load_net(weights: Path) -> IndexNet:
+    """The network of a training save (eval mode); torch's own errors for a damaged file."""
+    saved = torch.load(weights, map_location="cpu", weights_only=True)
+    model = IndexNet(classes=saved.get("classes", len(CLASS_NAMES)), width=saved.get("width", 16))
+    model.load_state_dict(saved["state"])
+    return model.eval()
+
+
+def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
+                     seed: int = 0, log=print, init: Path | None = None, width: int = 16,
+                     save_every: float = 5.0, lr: float = 3e-3) -> dict:
+    """Train for a wall-clock budget (continuing ``init`` if given, at its width); saves ``{"state",
+    "width", "crops_seen", "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the
+    counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``
+    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
+    before = {"crops_seen": 0, "minutes": 0.0}
+    if init:
+        before = torch.load(init, map_location="cpu", weights_only=True)
+        width = before.get("width", 16)
+    model = IndexNet(classes=classes, width=width)
+    if init:
+        _load_growing_head(model, before["state"])
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
+
+    def save() -> dict:
+        summary = {"state": model.state_dict(), "width": width, "classes": classes,
+                   "crops_seen": before["crops_seen"] + seen,
+                   "minutes": before["minutes"] + (time.monotonic() - started) / 60}
+        out.parent.mkdir(parents=True, exist_ok=True)
+        torch.save(summary, out.with_suffix(".partial"))
+        out.with_suffix(".partial").replace(out)  # a kill mid-write leaves the previous save whole
+        return summary
+
+    model.train()
+    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
+        # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
+        for group in optimiser.param_groups:
+            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
+        pick = rng.integers(0, len(contexts), batch)
+        crops = np.stack([augment(contexts[i], rng) for i in pick])
+        loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        seen, step = seen + batch, step + 1
+        if step % 50 == 0:
+            log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
+        if time.monotonic() - saved > save_every * 60:
+            save()
+            saved = time.monotonic()
+    return save()
+
+
+def _load_growing_head(model: IndexNet, state: dict) -> None:
+    """Load saved weights; a 53-class head grows a background row (new weights) for a 54-class model."""
+    head = "head.3"
+    saved_rows = state[f"{head}.weight"].shape[0]
+    wanted = model.head[3].out_features
+    if saved_rows == wanted:
+        model.load_state_dict(state)
+        return
+    if saved_rows > wanted:
+        raise ValueError(f"cannot train {wanted} classes from a classifier of {saved_rows}")
+    fresh = model.state_dict()
+    grown = dict(state)
+    for part in ("weight", "bias"):
+        grown[f"{head}.{part}"] = torch.cat([state[f"{head}.{part}"], fresh[f"{head}.{part}"][saved_rows:]])
+    model.load_state_dict(grown)
+
+
+def export_onnx(weights: Path, out: Path | None = None) -> Path:
+    """The ONNX export of a classifier save (default: beside it, ``<weights>.onnx``), taking any
+    number of crops: what :class:`IndexClassifier` runs through ONNX Runtime."""
+    import warnings
+
+    out = Path(out) if out is not None else Path(weights).with_suffix(".onnx")
+    model = IndexClassifier(weights).model  # a missing or damaged save fails here, with its message
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice: it still serves a plain CNN
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(out), input_names=[ONNX_INPUT],
+                          output_names=["logits"], dynamic_axes={ONNX_INPUT: {0: "crops"}}, dynamo=False,
+                          opset_version=17)
+    return out

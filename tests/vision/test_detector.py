@@ -165,6 +165,11 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["wrote", str(tmp_path / "index_classifier.onnx")]  # the classifier alone
+    exported = (tmp_path / "index_classifier.onnx").read_bytes()
+    (tmp_path / "index_classifier.onnx").write_bytes(exported[: len(exported) // 3])  # a copy cut short
+    with pytest.raises(WeightsError, match="index_classifier.onnx: not a readable ONNX model .*; export it with"):
+        CardDetector(model)
+    (tmp_path / "index_classifier.onnx").write_bytes(exported)
     for backend in ("onnx", "ultralytics"):
         detector = CardDetector(model, backend=backend, conf=RANDOM_MODEL_CONF, input_width=640)
         assert detector.classifier is not None

@@ -44,10 +44,11 @@ def weights_error(path: Path, problem: str) -> WeightsError:
     return WeightsError(f"{path}: {problem}; {hint}")
 
 
-def check_exists(path: Path) -> Path:
+def check_exists(path: Path, error=None) -> Path:
+    """The path, or the error ``error(path, problem)`` makes (default :func:`weights_error`) if no file is there."""
     path = Path(path)
     if not path.is_file():
-        raise weights_error(path, "no such weights file")
+        raise (error or weights_error)(path, "no such weights file")
     return path
 
 
@@ -57,9 +58,7 @@ def load_onnx_session(path: Path, threads: int | None = None, error=None):
     import onnxruntime as ort
 
     error = error or weights_error
-    path = Path(path)
-    if not path.is_file():
-        raise error(path, "no such weights file")
+    path = check_exists(path, error)
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or os.cpu_count() or 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

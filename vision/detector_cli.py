@@ -48,7 +48,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--train-scenes", type=int, default=1200, help="scenes to cut crops from")
     classifier.add_argument("--threads", type=int, default=2)
     classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
-    classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
+    classifier.add_argument("--width", type=int, default=16,
+                            help="first block's channels (a new run, or wider than --init's: it is widened)")
+    classifier.add_argument("--factored", action="store_true",
+                            help="read rank and suit apart (a joint --init's head is factored)")
     classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0)
     classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
@@ -57,6 +60,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             help="lowest detector confidence of the false finds (default %(default)s)")
     classifier.add_argument("--drawn", type=int, default=0, metavar="N",
                             help="add N index crops drawn in the installed typefaces (vision.index_glyphs)")
+    classifier.add_argument("--crops-cache", type=Path, metavar="DIR",
+                            help="keep the training crops made from these options in DIR, and take them from "
+                                 "there when DIR has them (saves their making: minutes to half an hour)")
     classifier.set_defaults(run=_run_classifier)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
@@ -127,27 +133,15 @@ def _run_classifier(args: argparse.Namespace) -> int:
     from vision import index_classifier as ic, index_net
 
     torch.set_num_threads(args.threads)
-    contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
-    print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
     detector = None
     if args.false_finds:
         from vision.detector import CardDetector
 
         detector = CardDetector(args.false_finds, conf=args.false_find_conf, classifier=False, threads=args.threads)
-        false = ic.false_find_crops(args.scenes, "train", detector, args.train_scenes)
-        contexts = np.concatenate([contexts, false])
-        labels = np.concatenate([labels, np.full(len(false), ic.BACKGROUND, labels.dtype)])
-        print(f"{len(false)} false finds of {args.false_finds} (confidence >= {args.false_find_conf}) as background",
-              flush=True)
-    if args.drawn:
-        from vision.index_glyphs import drawn_contexts, font_files
-
-        drawn, drawn_labels = drawn_contexts(args.drawn, seed=args.seed)
-        contexts, labels = np.concatenate([contexts, drawn]), np.concatenate([labels, drawn_labels])
-        print(f"{len(drawn)} index crops drawn in {len(font_files()[0])} typefaces", flush=True)
+    contexts, labels = _cached_crops(args) or _training_crops(args, detector)
     summary = index_net.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
-                                  log=lambda line: print(line, flush=True), init=args.init, width=args.width,
-                                  lr=args.lr)
+                                         log=lambda line: print(line, flush=True), init=args.init,
+                                         width=args.width, lr=args.lr, factored=args.factored)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)
@@ -159,6 +153,72 @@ def _run_classifier(args: argparse.Namespace) -> int:
         rejected = ic.crop_accuracy(trained, false, np.full(len(false), ic.BACKGROUND))
         print(f"held-out decks: {rejected:.4f} of {len(false)} false finds judged no index")
     return 0
+
+
+def _crops_recipe(args: argparse.Namespace) -> dict:
+    """What decides a classifier's training crops (what ``--crops-cache`` keeps): the options, and
+    for drawn crops the number of typefaces installed (installing fonts changes them)."""
+    from vision.index_glyphs import font_files
+
+    return {"scenes": str(args.scenes), "train_scenes": args.train_scenes,
+            "false_finds": str(args.false_finds) if args.false_finds else None,
+            "false_find_conf": args.false_find_conf if args.false_finds else None,
+            "drawn": args.drawn, "seed": args.seed if args.drawn else None,
+            "typefaces": len(font_files()[0]) if args.drawn else None}
+
+
+def _cached_crops(args: argparse.Namespace):
+    """The training crops kept in ``--crops-cache`` (mapped from disk, not read into memory), or None
+    when it has none yet; WeightsError when they were made from other options."""
+    import json
+
+    import numpy as np
+
+    if args.crops_cache is None or not (args.crops_cache / "recipe.json").is_file():
+        return None
+    kept = json.loads((args.crops_cache / "recipe.json").read_text())
+    if kept != _crops_recipe(args):
+        differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})"
+                           for key, value in _crops_recipe(args).items() if kept.get(key) != value)
+        raise WeightsError(f"{args.crops_cache} keeps crops made with other options: {differ}; name another "
+                           "--crops-cache folder")
+    contexts = np.load(args.crops_cache / "contexts.npy", mmap_mode="r")
+    labels = np.load(args.crops_cache / "labels.npy")
+    print(f"{len(labels)} training crops from {args.crops_cache}", flush=True)
+    return contexts, labels
+
+
+def _training_crops(args: argparse.Namespace, detector):
+    """Crops of the training scenes' indexes, the detector's false finds among them ("no index") and
+    drawn indexes, as the options ask; kept in ``--crops-cache`` if given."""
+    import json
+
+    import numpy as np
+
+    from vision import index_classifier as ic
+
+    contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
+    print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
+    if detector is not None:
+        false = ic.false_find_crops(args.scenes, "train", detector, args.train_scenes)
+        contexts = np.concatenate([contexts, false])
+        labels = np.concatenate([labels, np.full(len(false), ic.BACKGROUND, labels.dtype)])
+        print(f"{len(false)} false finds of {args.false_finds} (confidence >= {args.false_find_conf}) as background",
+              flush=True)
+    if args.drawn:
+        from vision.index_glyphs import drawn_contexts, font_files
+
+        drawn, drawn_labels = drawn_contexts(args.drawn, seed=args.seed)
+        contexts, labels = np.concatenate([contexts, drawn]), np.concatenate([labels, drawn_labels])
+        print(f"{len(drawn)} index crops drawn in {len(font_files()[0])} typefaces", flush=True)
+    if args.crops_cache:
+        args.crops_cache.mkdir(parents=True, exist_ok=True)
+        np.save(args.crops_cache / "labels.npy", labels)
+        np.save(args.crops_cache / "contexts.npy", contexts)
+        # The recipe last: a folder without it (a run cut off while saving) is made again.
+        (args.crops_cache / "recipe.json").write_text(json.dumps(_crops_recipe(args), indent=1) + "\n")
+        print(f"training crops kept in {args.crops_cache}", flush=True)
+    return contexts, labels
 
 
 def _run_export(args: argparse.Namespace) -> int:

@@ -14,8 +14,13 @@ from pathlib import Path
 
 from vision.weights import DEFAULT_WEIGHTS, WeightsError
 
+
+class CropsCacheError(Exception):
+    """A ``--crops-cache`` folder keeps crops made with other options than those asked for."""
+
+
 #: Errors these commands report as one line (``vision.__main__`` prints them).
-ERRORS: tuple[type[Exception], ...] = (WeightsError,)
+ERRORS: tuple[type[Exception], ...] = (WeightsError, CropsCacheError)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -48,10 +53,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--train-scenes", type=int, default=1200, help="scenes to cut crops from")
     classifier.add_argument("--threads", type=int, default=2)
     classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
-    classifier.add_argument("--width", type=int, default=16,
-                            help="first block's channels (a new run, or wider than --init's: it is widened)")
-    classifier.add_argument("--factored", action="store_true",
-                            help="read rank and suit apart (a joint --init's head is factored)")
+    classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
     classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0)
     classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
@@ -141,7 +143,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
     contexts, labels = _cached_crops(args) or _training_crops(args, detector)
     summary = index_net.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                          log=lambda line: print(line, flush=True), init=args.init,
-                                         width=args.width, lr=args.lr, factored=args.factored)
+                                         width=args.width, lr=args.lr)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)
@@ -169,7 +171,7 @@ def _crops_recipe(args: argparse.Namespace) -> dict:
 
 def _cached_crops(args: argparse.Namespace):
     """The training crops kept in ``--crops-cache`` (mapped from disk, not read into memory), or None
-    when it has none yet; WeightsError when they were made from other options."""
+    when it has none yet; CropsCacheError when they were made from other options."""
     import json
 
     import numpy as np
@@ -180,7 +182,7 @@ def _cached_crops(args: argparse.Namespace):
     if kept != _crops_recipe(args):
         differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})"
                            for key, value in _crops_recipe(args).items() if kept.get(key) != value)
-        raise WeightsError(f"{args.crops_cache} keeps crops made with other options: {differ}; name another "
+        raise CropsCacheError(f"{args.crops_cache} keeps crops made with other options: {differ}; name another "
                            "--crops-cache folder")
     contexts = np.load(args.crops_cache / "contexts.npy", mmap_mode="r")
     labels = np.load(args.crops_cache / "labels.npy")

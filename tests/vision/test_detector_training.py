@@ -221,71 +221,6 @@ def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and
     assert exported.probabilities(crops[:0]).shape == (0, exported.classes)
 
 
-def _random_statistics(model: index_net.IndexNet) -> index_net.IndexNet:
-    """A model whose batch norms hold statistics of their own, as a trained one does (not 0 and 1)."""
-    generator = torch.Generator().manual_seed(1)
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.running_mean.copy_(torch.randn(module.num_features, generator=generator) * 0.3)
-            module.running_var.copy_(torch.rand(module.num_features, generator=generator) + 0.5)
-            module.weight.data.copy_(torch.rand(module.num_features, generator=generator) + 0.5)
-    return model.eval()
-
-
-def test_widening_a_classifier_keeps_what_it_computes():
-    torch.manual_seed(0)
-    narrow = _random_statistics(index_net.IndexNet(classes=len(CLASS_NAMES) + 1, width=8))
-    crops = torch.rand(6, 3, ic.CROP, ic.CROP)
-    wide = index_net.IndexNet(classes=len(CLASS_NAMES) + 1, width=12).eval()
-    wide.load_state_dict(index_net.widen(narrow.state_dict(), 12, np.random.default_rng(0), noise=0.0))
-    with torch.no_grad():
-        torch.testing.assert_close(wide(crops), narrow(crops), atol=1e-5, rtol=1e-5)
-        # The copied filters are nudged apart so that training can tell them apart: close, not equal.
-        wide.load_state_dict(index_net.widen(narrow.state_dict(), 12, np.random.default_rng(0)))
-        moved = (wide(crops) - narrow(crops)).abs().max().item()
-    assert 0 < moved < 0.5
-    with pytest.raises(ValueError, match="width 8 to 4"):
-        index_net.widen(narrow.state_dict(), 4, np.random.default_rng(0))
-
-
-def test_a_factored_head_reads_rank_and_suit_apart_and_exports_the_same_card_scores(tmp_path):
-    torch.manual_seed(0)
-    model = _random_statistics(index_net.IndexNet(classes=len(CLASS_NAMES) + 1, width=8, factored=True))
-    assert model.head[3].out_features == 13 + 1 + 1 + 4  # ranks, the joker, "no index"; suits
-    with torch.no_grad():
-        out = model(torch.rand(5, 3, ic.CROP, ic.CROP))
-    assert out.shape == (5, len(CLASS_NAMES) + 1)
-    torch.testing.assert_close(out.exp().sum(dim=1), torch.ones(5))  # log-probabilities of the classes
-    # A suit's share is the same whatever the rank: hearts against spades for kings as for twos.
-    torch.testing.assert_close(out[:, class_id("KH")] - out[:, class_id("KS")],
-                               out[:, class_id("2H")] - out[:, class_id("2S")])
-    saved = tmp_path / "factored.pt"
-    torch.save({"state": model.state_dict(), "width": 8, "classes": len(CLASS_NAMES) + 1, "factored": True}, saved)
-    crops = np.random.default_rng(0).integers(0, 255, (7, ic.CROP, ic.CROP, 3), dtype=np.uint8)
-    exported = ic.IndexClassifier(index_net.export_onnx(saved))
-    np.testing.assert_allclose(exported.probabilities(crops), ic.IndexClassifier(saved).probabilities(crops),
-                               atol=1e-4)
-
-
-def test_a_joint_classifier_is_factored_and_widened_when_continued(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
-    joint = tmp_path / "joint.pt"
-    index_net.train_classifier(contexts, labels, joint, minutes=0.01, batch=16, log=lambda _: None, width=8)
-    out = tmp_path / "factored.pt"
-    summary = index_net.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None,
-                                         init=joint, lr=0.0, factored=True, width=12)
-    assert summary["factored"] and summary["width"] == 12
-    before, after = ic.IndexClassifier(joint).model, ic.IndexClassifier(out).model
-    assert after.factored and after.width == 12
-    # At a learning rate of 0 a rank's row is the mean of its four cards' rows (widening shares each
-    # row out among copies of a channel, so the sums over the copies are compared).
-    cards = before.head[3].weight[:len(CLASS_NAMES) - 1].reshape(13, 4, -1)
-    king = CLASS_NAMES.index("KC") // 4
-    wide_row = after.head[3].weight[king]
-    assert wide_row.shape[0] == 4 * 12
-    torch.testing.assert_close(wide_row.sum(), cards[king].mean(dim=0).sum(), atol=1e-5, rtol=1e-5)
-
-
 def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes, tmp_path, capsys):
     from vision.__main__ import main
 
@@ -303,14 +238,3 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
     assert main(run + ["--drawn", "30"]) != 0
     error = capsys.readouterr().err
     assert "other options: drawn 20 (asked 30)" in error and "Traceback" not in error
-
-
-def test_a_factored_head_grows_its_no_index_row_among_the_ranks_before_the_suits():
-    torch.manual_seed(0)
-    cards_only = index_net.IndexNet(classes=len(CLASS_NAMES), width=8, factored=True)
-    grown = index_net.IndexNet(classes=len(CLASS_NAMES) + 1, width=8, factored=True)
-    index_net._load_growing_head(grown, cards_only.state_dict())
-    before, after = cards_only.head[3].weight, grown.head[3].weight
-    torch.testing.assert_close(after[:14], before[:14])  # 13 ranks and the joker
-    torch.testing.assert_close(after[-4:], before[-4:])  # the suits
-    assert after.shape[0] == before.shape[0] + 1

@@ -13,6 +13,13 @@ DEBIAN_PACKAGES=(
   libpulse0                                  # Qt Multimedia (the camera list) loads it
   fonts-dejavu-core                          # a font for Qt and for the project's own card faces
   fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf   # typefaces of the project's other drawn decks
+  # more typefaces for the index crops the classifier learns from (vision/index_glyphs.py): condensed,
+  # old-style, rounded and slab letters like those of decks it has never seen
+  fonts-paratype fonts-yanone-kaffeesatz fonts-adf-gillius fonts-adf-universalis fonts-adf-romande
+  fonts-adf-tribun fonts-adf-baskervald fonts-linuxlibertine fonts-ebgaramond fonts-lato fonts-cantarell
+  fonts-comic-neue fonts-vollkorn fonts-go fonts-oldstandard fonts-sil-charis fonts-dosis fonts-jura
+  fonts-crosextra-carlito fonts-crosextra-caladea fonts-roboto fonts-roboto-slab fonts-open-sans
+  fonts-league-spartan fonts-quicksand fonts-comfortaa
 )
 
 ensure_debian_packages() {

@@ -23,7 +23,7 @@ DEBIAN_PACKAGES=(
 )
 
 ensure_debian_packages() {
-  command -v dpkg-query >/dev/null || return 0   # not Debian: the README lists what to install
+  command -v dpkg-query >/dev/null || return 0   # not Debian: install the equivalents of DEBIAN_PACKAGES yourself
   local missing=() p
   for p in "${DEBIAN_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

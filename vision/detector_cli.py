@@ -182,8 +182,8 @@ def _cached_crops(args: argparse.Namespace):
     if kept != _crops_recipe(args):
         differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})"
                            for key, value in _crops_recipe(args).items() if kept.get(key) != value)
-        raise CropsCacheError(f"{args.crops_cache} keeps crops made with other options: {differ}; name another "
-                           "--crops-cache folder")
+        raise CropsCacheError(f"{args.crops_cache} keeps crops made with other options: {differ}; "
+                              "name another --crops-cache folder")
     contexts = np.load(args.crops_cache / "contexts.npy", mmap_mode="r")
     labels = np.load(args.crops_cache / "labels.npy")
     print(f"{len(labels)} training crops from {args.crops_cache}", flush=True)

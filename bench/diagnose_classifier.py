@@ -1,0 +1,113 @@
+"""Where the two-stage reader loses cards on the held-out decks: the classifier, or the detector.
+
+    python bench/diagnose_classifier.py [--scenes datasets/generated/scenes720v2] [--limit 80]
+                                        [--classifier models/index_classifier.onnx]
+                                        [--detector models/cards.int8.onnx]
+
+Part 1 names the ground-truth index crops of the first ``--limit`` test scenes (both ways up, as
+the app reads): the share named right, rank right and suit right, by index height and by deck.
+Part 2 runs the one-class detector on the same scenes (confidence down to 0.01) and scores its
+finds named by the classifier against the same finds named by a perfect one (every find that
+overlaps a true index by IoU >= 0.5 gets that index's card, at the detector's confidence). The gap
+between the two mAP50s is what the classifier costs; the gap from the second to 1 is the detector's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.classes import CLASS_NAMES  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.detector import CardDetector  # noqa: E402
+from vision.evaluate import Frame, class_aps, iou, labelled_images, truth_decks  # noqa: E402
+from vision.index_classifier import BACKGROUND, CROP, WINDOW, IndexClassifier, window_crops  # noqa: E402
+from vision.weights import WeightsError  # noqa: E402
+
+HEIGHTS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
+JOKER = CLASS_NAMES.index("JK")
+
+
+def _rank(classes: np.ndarray) -> np.ndarray:
+    return np.where(classes == JOKER, 13, classes // 4)
+
+
+def _suit(classes: np.ndarray) -> np.ndarray:
+    return np.where(classes == JOKER, 4, classes % 4)
+
+
+def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
+    truth_ids, named, heights, decks = [], [], [], []
+    for path, image, truth in labelled_images(scenes, "test", limit):
+        if not len(truth):
+            continue
+        probabilities = classifier.probabilities(window_crops(image, truth.xyxy, CROP, WINDOW))[:, :BACKGROUND]
+        truth_ids.append(truth.class_id)
+        named.append(probabilities.argmax(axis=1))
+        heights.append(truth.xyxy[:, 3] - truth.xyxy[:, 1])
+        decks += truth_decks(path.with_suffix(".json"), truth) or ["?"] * len(truth)
+    truth_ids, named, heights, decks = (np.concatenate(truth_ids), np.concatenate(named), np.concatenate(heights),
+                                        np.array(decks))
+
+    def line(label: str, mask: np.ndarray) -> str:
+        t, n = truth_ids[mask], named[mask]
+        return (f"{label:28s} {mask.sum():6d} crops: named right {(n == t).mean():.3f}, rank right "
+                f"{(_rank(n) == _rank(t)).mean():.3f}, suit right {(_suit(n) == _suit(t)).mean():.3f}")
+
+    print(line("all ground-truth crops", np.ones(len(truth_ids), bool)))
+    for low, high in HEIGHTS:
+        print(line(f"  {low}-{high} px tall" if high < 10_000 else f"  {low}+ px tall", (heights >= low) & (heights < high)))
+    for deck in sorted(set(decks)):
+        print(line(f"  {deck}", decks == deck))
+
+
+def finds_report(scenes: Path, limit: int, classifier: IndexClassifier, detector: CardDetector) -> None:
+    named_frames, perfect_frames = [], []
+    for _, image, truth in labelled_images(scenes, "test", limit):
+        found = detector.detect(image)
+        if not len(found):
+            named_frames.append(Frame(truth, found))
+            perfect_frames.append(Frame(truth, found))
+            continue
+        probabilities = classifier.probabilities(window_crops(image, found.xyxy, CROP, WINDOW))[:, :BACKGROUND]
+        best = probabilities.argmax(axis=1)
+        confidence = found.confidence * probabilities[np.arange(len(best)), best]
+        named_frames.append(Frame(truth, Detections(found.xyxy, confidence.astype(np.float32), best)))
+        if len(truth):
+            overlap = iou(found.xyxy, truth.xyxy)
+            hit = overlap.max(axis=1) >= 0.5
+            perfect = np.where(hit, truth.class_id[overlap.argmax(axis=1)], best)
+            confidence = np.where(hit, found.confidence, confidence)
+            perfect_frames.append(Frame(truth, Detections(found.xyxy, confidence.astype(np.float32), perfect)))
+        else:
+            perfect_frames.append(named_frames[-1])
+    for label, frames in (("finds named by the classifier", named_frames), ("finds named perfectly", perfect_frames)):
+        table, _ = class_aps(frames)
+        print(f"{label:30s} mAP50 {np.nanmean(table[:, 0]):.3f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
+    parser.add_argument("--limit", type=int, default=80, help="test scenes to read (default %(default)s)")
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
+    parser.add_argument("--detector", type=Path, default=Path("models/cards.int8.onnx"))
+    args = parser.parse_args()
+    try:
+        classifier = IndexClassifier(args.classifier)
+        detector = CardDetector(args.detector, conf=0.01, classifier=False)
+    except WeightsError as error:
+        print(f"diagnose_classifier: {error}", file=sys.stderr)
+        return 2
+    crops_report(args.scenes, args.limit, classifier)
+    finds_report(args.scenes, args.limit, classifier, detector)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

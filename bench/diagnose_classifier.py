@@ -22,23 +22,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.detector import CardDetector  # noqa: E402
-from vision.evaluate import Frame, class_aps, iou, labelled_images, truth_decks  # noqa: E402
+from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, iou, labelled_images,  # noqa: E402
+                             truth_decks)
 from vision.index_classifier import BACKGROUND, CROP, WINDOW, IndexClassifier, window_crops  # noqa: E402
 from vision.weights import WeightsError  # noqa: E402
 
 HEIGHTS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
-JOKER = CLASS_NAMES.index("JK")
-
-
-def _rank(classes: np.ndarray) -> np.ndarray:
-    return np.where(classes == JOKER, 13, classes // 4)
-
-
-def _suit(classes: np.ndarray) -> np.ndarray:
-    return np.where(classes == JOKER, 4, classes % 4)
 
 
 def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
@@ -55,9 +46,11 @@ def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
                                         np.array(decks))
 
     def line(label: str, mask: np.ndarray) -> str:
-        t, n = truth_ids[mask], named[mask]
-        return (f"{label:28s} {mask.sum():6d} crops: named right {(n == t).mean():.3f}, rank right "
-                f"{(_rank(n) == _rank(t)).mean():.3f}, suit right {(_suit(n) == _suit(t)).mean():.3f}")
+        confusion = np.zeros((BACKGROUND + 1, BACKGROUND + 1), np.int64)
+        np.add.at(confusion, (truth_ids[mask], named[mask]), 1)
+        rank, suit = _rank_and_suit_accuracy(confusion)  # the evaluation's own rank and suit of a class
+        return (f"{label:28s} {mask.sum():6d} crops: named right {(named[mask] == truth_ids[mask]).mean():.3f}, "
+                f"rank right {rank:.3f}, suit right {suit:.3f}")
 
     print(line("all ground-truth crops", np.ones(len(truth_ids), bool)))
     for low, high in HEIGHTS:
@@ -74,15 +67,13 @@ def finds_report(scenes: Path, limit: int, classifier: IndexClassifier, detector
             named_frames.append(Frame(truth, found))
             perfect_frames.append(Frame(truth, found))
             continue
-        probabilities = classifier.probabilities(window_crops(image, found.xyxy, CROP, WINDOW))[:, :BACKGROUND]
-        best = probabilities.argmax(axis=1)
-        confidence = found.confidence * probabilities[np.arange(len(best)), best]
-        named_frames.append(Frame(truth, Detections(found.xyxy, confidence.astype(np.float32), best)))
+        named = classifier.name(image, found)  # as the app names them
+        named_frames.append(Frame(truth, named))
         if len(truth):
             overlap = iou(found.xyxy, truth.xyxy)
             hit = overlap.max(axis=1) >= 0.5
-            perfect = np.where(hit, truth.class_id[overlap.argmax(axis=1)], best)
-            confidence = np.where(hit, found.confidence, confidence)
+            perfect = np.where(hit, truth.class_id[overlap.argmax(axis=1)], named.class_id)
+            confidence = np.where(hit, found.confidence, named.confidence)
             perfect_frames.append(Frame(truth, Detections(found.xyxy, confidence.astype(np.float32), perfect)))
         else:
             perfect_frames.append(named_frames[-1])

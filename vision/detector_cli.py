@@ -178,10 +178,10 @@ def _cached_crops(args: argparse.Namespace):
 
     if args.crops_cache is None or not (args.crops_cache / "recipe.json").is_file():
         return None
-    kept = json.loads((args.crops_cache / "recipe.json").read_text())
-    if kept != _crops_recipe(args):
-        differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})"
-                           for key, value in _crops_recipe(args).items() if kept.get(key) != value)
+    kept, asked = json.loads((args.crops_cache / "recipe.json").read_text()), _crops_recipe(args)
+    if kept != asked:
+        differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})" for key, value in asked.items()
+                           if kept.get(key) != value)
         raise CropsCacheError(f"{args.crops_cache} keeps crops made with other options: {differ}; "
                               "name another --crops-cache folder")
     contexts = np.load(args.crops_cache / "contexts.npy", mmap_mode="r")

@@ -4,8 +4,9 @@
                                         [--classifier models/index_classifier.onnx]
                                         [--detector models/cards.int8.onnx]
 
-Part 1 names the ground-truth index crops of the first ``--limit`` test scenes (both ways up, as
-the app reads): the share named right, rank right and suit right, by index height and by deck.
+Part 1 names the ground-truth index boxes of the first ``--limit`` test scenes as the app reads a
+find (through two windows, both ways up): the share named right, rank right and suit right, by
+index height and by deck.
 Part 2 runs the one-class detector on the same scenes (confidence down to 0.01) and scores its
 finds named by the classifier against the same finds named by a perfect one (every find that
 overlaps a true index by IoU >= 0.5 gets that index's card, at the detector's confidence). The gap
@@ -26,7 +27,7 @@ from vision.detections import Detections  # noqa: E402
 from vision.detector import CardDetector  # noqa: E402
 from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, iou, labelled_images,  # noqa: E402
                              truth_decks)
-from vision.index_classifier import BACKGROUND, CROP, WINDOW, IndexClassifier, window_crops  # noqa: E402
+from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
 from vision.weights import WeightsError  # noqa: E402
 
 HEIGHTS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
@@ -37,7 +38,7 @@ def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
     for path, image, truth in labelled_images(scenes, "test", limit):
         if not len(truth):
             continue
-        probabilities = classifier.probabilities(window_crops(image, truth.xyxy, CROP, WINDOW))[:, :BACKGROUND]
+        probabilities = classifier.read_boxes(image, truth.xyxy)[:, :BACKGROUND]  # as the app reads a find
         truth_ids.append(truth.class_id)
         named.append(probabilities.argmax(axis=1))
         heights.append(truth.xyxy[:, 3] - truth.xyxy[:, 1])

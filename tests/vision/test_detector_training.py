@@ -71,6 +71,28 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert (named.confidence <= found.confidence).all()
 
 
+def test_a_find_is_named_by_the_mean_of_its_readings_through_each_window():
+    from vision.detector import CLASSIFIER_NAME
+    from vision.index_glyphs import drawn_contexts
+
+    shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
+    classifier = ic.IndexClassifier(shipped.with_suffix(".onnx"))  # what the app runs
+    contexts, _ = drawn_contexts(2, seed=1)
+    frame = np.full((120, 200, 3), 90, np.uint8)
+    frame[20:84, 20:84], frame[30:94, 120:184] = contexts  # each index box: the middle 1 / (2 WINDOW) of its context
+    side = ic.CONTEXT / (2 * ic.WINDOW)
+    boxes = np.array([[52 - side / 2, 52 - side / 2, 52 + side / 2, 52 + side / 2],
+                      [152 - side / 2, 62 - side / 2, 152 + side / 2, 62 + side / 2]], np.float32)
+    found = Detections(boxes, [0.9, 0.6], [0, 0])
+    named = classifier.name(frame, found)
+    readings = [classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window))[:, :ic.BACKGROUND]
+                for window in ic.READ_WINDOWS]
+    assert len(readings) > 1 and not np.allclose(readings[0], readings[1])  # the windows see different crops
+    mean = np.mean(readings, axis=0)
+    np.testing.assert_array_equal(named.class_id, mean.argmax(axis=1))
+    np.testing.assert_allclose(named.confidence, found.confidence * mean.max(axis=1), rtol=1e-5)
+
+
 def test_a_window_crop_is_centred_on_its_box():
     frame = np.zeros((100, 100, 3), np.uint8)
     frame[40:60, 45:55] = 255  # a 10×20 white box
@@ -158,11 +180,12 @@ def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, t
 
 
 def test_drawn_index_crops_cover_every_card_in_turn_and_repeat_by_seed():
-    from vision.index_glyphs import drawn_contexts, font_files
+    from vision.index_glyphs import _families, drawn_contexts, font_files
 
     rank_fonts, suit_fonts = font_files()
-    # run.sh installs 30 font packages (DejaVu, URW, Liberation, FreeFont and 26 for the index crops)
-    assert len(rank_fonts) >= 250 and len(suit_fonts) >= 80, "a font package of run.sh is missing"
+    # run.sh installs 65 font packages (DejaVu, URW, Liberation, FreeFont and 61 for the index crops)
+    assert len(rank_fonts) >= 650 and len(suit_fonts) >= 120, "a font package of run.sh is missing"
+    assert len(_families(0)) >= 140 and len(_families(1)) >= 40, "a font package of run.sh is missing"
     contexts, labels = drawn_contexts(2 * len(CLASS_NAMES), seed=3)
     assert contexts.shape == (2 * len(CLASS_NAMES), ic.CONTEXT, ic.CONTEXT, 3) and contexts.dtype == np.uint8
     assert np.bincount(labels, minlength=len(CLASS_NAMES)).tolist() == [2] * len(CLASS_NAMES)
@@ -177,17 +200,36 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
     centre = slice(ic.CONTEXT // 2 - ic.CROP // 4, ic.CONTEXT // 2 + ic.CROP // 4)
 
     def redness(card: str) -> float:
-        """Share of the centre's darker-than-paper pixels whose red stands out (BGR order)."""
+        """Share of the centre's pixels whose red stands out (BGR order), the median of 12 draws: the
+        ink of a red card, blurred as a webcam blurs it, tints much of the index's middle."""
         shares = []
         for _ in range(12):
             patch = draw_index(card, rng)[centre, centre].astype(int)
-            ink = patch.sum(axis=2) < np.percentile(patch.sum(axis=2), 30)
-            red = patch[..., 2] > patch[..., :2].max(axis=2) + 30
-            shares.append((red & ink).sum() / max(ink.sum(), 1))
+            shares.append((patch[..., 2] > patch[..., :2].max(axis=2) + 15).mean())
         return float(np.median(shares))
 
-    assert redness("QH") > 0.5 and redness("7D") > 0.5
-    assert redness("QS") < 0.1 and redness("7C") < 0.1
+    assert redness("QH") > 0.1 and redness("7D") > 0.1
+    assert redness("QS") < 0.02 and redness("7C") < 0.02
+
+
+def test_drawn_suit_shapes_have_their_suits_outline():
+    """Hearts are widest in their upper half and come to a point below, spades the other way up;
+    diamonds are widest across their middle; clubs stand on a stem with a neck under their lobes."""
+    from vision.index_glyphs import _suit_shape
+
+    rng = np.random.default_rng(0)
+
+    def widths(suit: str) -> np.ndarray:
+        mask = _suit_shape(suit, 40, rng) > 0.5
+        return mask.sum(axis=1)
+
+    for _ in range(20):
+        heart, spade, diamond, club = widths("H"), widths("S"), widths("D"), widths("C")
+        assert heart[: len(heart) // 2].max() > 2 * heart[-len(heart) // 8:].max()
+        assert spade[-len(spade) // 2:].max() > 2 * spade[: len(spade) // 8].max()
+        widest = np.argmax(diamond) / len(diamond)
+        assert 0.3 < widest < 0.7 and diamond[0] < diamond.max() / 3 and diamond[-1] < diamond.max() / 3
+        assert club[-1] < 0.7 * club.max() and club[len(club) // 2:].min() < 0.4 * club.max()  # the stem's neck
 
 
 def test_augmented_crops_come_upright_and_upside_down():

@@ -70,6 +70,11 @@ def test_preprocess_scales_to_the_input_width_and_pads_to_the_stride():
     assert tensor.shape == (1, 3, 736, 1280) and tensor.dtype == np.float32
     assert scale == pytest.approx(2 / 3)
     assert tensor[0, :, 720:].max() == pytest.approx(114 / 255)  # padding below the frame
+    bgr = np.zeros((64, 64, 3), np.uint8)
+    bgr[..., 0], bgr[..., 2] = 255, 51  # blue, a little red
+    rgb, _ = preprocess(bgr, 64)
+    assert rgb.flags.c_contiguous
+    np.testing.assert_array_equal(rgb[0, :, 0, 0], np.float32([51, 0, 255]) / np.float32(255))  # planes R, G, B
 
 
 def test_postprocess_keeps_one_box_per_index_whatever_its_class_and_maps_back_to_the_frame():

@@ -20,14 +20,14 @@ DEBIAN_PACKAGES=(
   fonts-comic-neue fonts-vollkorn fonts-go fonts-oldstandard fonts-sil-charis fonts-dosis fonts-jura
   fonts-crosextra-carlito fonts-crosextra-caladea fonts-roboto fonts-roboto-slab fonts-open-sans
   fonts-league-spartan fonts-quicksand fonts-comfortaa
-  # and (eighth session) 35 more, several with suit symbols of their own (STIX, Symbola, OpenSymbol, the
-  # TeX math fonts)
-  fonts-symbola fonts-stix fonts-opensymbol fonts-cmu fonts-lmodern fonts-texgyre fonts-texgyre-math
-  fonts-oflb-asana-math fonts-croscore fonts-cabin fonts-inter fonts-firacode fonts-hack fonts-inconsolata
-  fonts-jetbrains-mono fonts-sil-gentiumplus fonts-sil-andika fonts-bebas-neue fonts-f500 fonts-fantasque-sans
-  fonts-averia-gwf fonts-tuffy fonts-isabella fonts-radisnoir fonts-gfs-didot fonts-gfs-neohellenic
-  fonts-adf-accanthis fonts-adf-berenis fonts-adf-ikarius fonts-adf-irianis fonts-adf-libris fonts-adf-mekanus
-  fonts-adf-oldania fonts-adf-switzera fonts-adf-verana
+  # and (eighth session) 31 more: monospaced, geometric, humanist and Greek-cut letters, several
+  # with suit symbols of their own (Croscore, STIX, Symbola, Fira Code, Asana Math)
+  fonts-symbola fonts-stix fonts-cmu fonts-oflb-asana-math fonts-croscore fonts-cabin fonts-inter
+  fonts-firacode fonts-hack fonts-inconsolata fonts-jetbrains-mono fonts-sil-gentiumplus fonts-sil-andika
+  fonts-bebas-neue fonts-f500 fonts-fantasque-sans fonts-averia-gwf fonts-tuffy fonts-isabella
+  fonts-radisnoir fonts-gfs-didot fonts-gfs-neohellenic fonts-adf-accanthis fonts-adf-berenis
+  fonts-adf-ikarius fonts-adf-irianis fonts-adf-libris fonts-adf-mekanus fonts-adf-oldania
+  fonts-adf-switzera fonts-adf-verana
 )
 
 ensure_debian_packages() {

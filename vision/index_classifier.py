@@ -34,7 +34,8 @@ WINDOW = 1.3
 #: ways (its training zooms by 0.85 to 1.2). On the training decks' val scenes (first 100 of
 #: ``scenes720v2``, the session-7 classifier) reading through 1.15 and 1.3 moved mAP50 from 0.543 to
 #: 0.549, as much as three windows did (1.15, 1.3, 1.5: 0.549; 1.1, 1.2, 1.3: 0.550), for twice the
-#: classifier's work; one wider window alone lost (1.45: 0.386 on the held-out decks, against 0.418).
+#: classifier's work (6 ms more on the bench frame); one wider window alone lost (1.45: 0.386 on 100
+#: held-out scenes, against 0.418). On the whole held-out test split: 0.454 -> 0.464.
 READ_WINDOWS = (1.15, WINDOW)
 CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
 BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier trained with false finds

@@ -180,12 +180,11 @@ def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, t
 
 
 def test_drawn_index_crops_cover_every_card_in_turn_and_repeat_by_seed():
-    from vision.index_glyphs import _families, drawn_contexts, font_files
+    from vision.index_glyphs import drawn_contexts, font_files
 
     rank_fonts, suit_fonts = font_files()
-    # run.sh installs 65 font packages (DejaVu, URW, Liberation, FreeFont and 61 for the index crops)
-    assert len(rank_fonts) >= 650 and len(suit_fonts) >= 120, "a font package of run.sh is missing"
-    assert len(_families(0)) >= 140 and len(_families(1)) >= 40, "a font package of run.sh is missing"
+    # run.sh installs 61 font packages (DejaVu, URW, Liberation, FreeFont and 57 for the index crops)
+    assert len(rank_fonts) >= 550 and len(suit_fonts) >= 110, "a font package of run.sh is missing"
     contexts, labels = drawn_contexts(2 * len(CLASS_NAMES), seed=3)
     assert contexts.shape == (2 * len(CLASS_NAMES), ic.CONTEXT, ic.CONTEXT, 3) and contexts.dtype == np.uint8
     assert np.bincount(labels, minlength=len(CLASS_NAMES)).tolist() == [2] * len(CLASS_NAMES)
@@ -200,8 +199,8 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
     centre = slice(ic.CONTEXT // 2 - ic.CROP // 4, ic.CONTEXT // 2 + ic.CROP // 4)
 
     def redness(card: str) -> float:
-        """Share of the centre's pixels whose red stands out (BGR order), the median of 12 draws: the
-        ink of a red card, blurred as a webcam blurs it, tints much of the index's middle."""
+        """Share of the centre's pixels whose red stands out (BGR order), the median of 12 draws. (Not
+        a share of the darkest pixels: in a hairline typeface they are mostly paper and table.)"""
         shares = []
         for _ in range(12):
             patch = draw_index(card, rng)[centre, centre].astype(int)
@@ -210,26 +209,6 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
 
     assert redness("QH") > 0.1 and redness("7D") > 0.1
     assert redness("QS") < 0.02 and redness("7C") < 0.02
-
-
-def test_drawn_suit_shapes_have_their_suits_outline():
-    """Hearts are widest in their upper half and come to a point below, spades the other way up;
-    diamonds are widest across their middle; clubs stand on a stem with a neck under their lobes."""
-    from vision.index_glyphs import _suit_shape
-
-    rng = np.random.default_rng(0)
-
-    def widths(suit: str) -> np.ndarray:
-        mask = _suit_shape(suit, 40, rng) > 0.5
-        return mask.sum(axis=1)
-
-    for _ in range(20):
-        heart, spade, diamond, club = widths("H"), widths("S"), widths("D"), widths("C")
-        assert heart[: len(heart) // 2].max() > 2 * heart[-len(heart) // 8:].max()
-        assert spade[-len(spade) // 2:].max() > 2 * spade[: len(spade) // 8].max()
-        widest = np.argmax(diamond) / len(diamond)
-        assert 0.3 < widest < 0.7 and diamond[0] < diamond.max() / 3 and diamond[-1] < diamond.max() / 3
-        assert club[-1] < 0.7 * club.max() and club[len(club) // 2:].min() < 0.4 * club.max()  # the stem's neck
 
 
 def test_augmented_crops_come_upright_and_upside_down():

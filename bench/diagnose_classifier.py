@@ -1,7 +1,7 @@
 """Where the two-stage reader loses cards on the held-out decks: the classifier, or the detector.
 
     python bench/diagnose_classifier.py [--scenes datasets/generated/scenes720v2] [--limit 80]
-                                        [--classifier models/index_classifier.onnx]
+                                        [--classifier models/index_classifier.int8.onnx]
                                         [--detector models/cards.int8.onnx]
 
 Part 1 names the ground-truth index boxes of the first ``--limit`` test scenes as the app reads a
@@ -87,7 +87,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--limit", type=int, default=80, help="test scenes to read (default %(default)s)")
-    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.int8.onnx"),
+                        help="the classifier to score (default: the int8 one the app runs)")
     parser.add_argument("--detector", type=Path, default=Path("models/cards.int8.onnx"))
     args = parser.parse_args()
     try:

@@ -12,8 +12,9 @@ threshold and suppresses overlaps whatever their class: one corner index is one 
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
 network finds "a corner index" (one class) and the classifier names each crop. A one-class model
-loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given: its ONNX export
-for the ``onnx`` backend, its torch save for the reference.
+loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given: for the ``onnx``
+backend its int8 export beside an int8 network (``index_classifier.int8.onnx``, what the app runs)
+and its fp32 export beside an fp32 one; its torch save for the reference.
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ class CardDetector:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
         # The two-stage design: its classifier ships beside it (classifier=False: boxes only, unnamed).
         if classes == 1 and classifier is None:
-            from vision.index_classifier import IndexClassifier
+            from vision.index_classifier import INT8_SUFFIX, IndexClassifier
 
-            suffix = ".onnx" if backend == "onnx" else ".pt"
+            # The int8 network runs with the int8 classifier, the fp32 export with the fp32 one.
+            suffix = ".pt" if backend != "onnx" else INT8_SUFFIX if weights.name.endswith(INT8_SUFFIX) else ".onnx"
             classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads)
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
 

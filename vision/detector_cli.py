@@ -73,9 +73,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     export.add_argument("--half", action="store_true", help="store the weights as fp16 (half the file)")
     export.add_argument("--int8", type=Path, metavar="SCENES",
-                        help="also write an int8 model (<out>.int8.onnx) calibrated on these scenes' val images")
+                        help="also write an int8 model calibrated on these scenes' val images: <out>.int8.onnx, "
+                             "or with --classifier the classifier's <PT>.int8.onnx")
     export.add_argument("--classifier", type=Path, metavar="PT",
-                        help="export this index classifier save to ONNX beside it (<PT>.onnx), what the app runs")
+                        help="export this index classifier save to ONNX beside it (<PT>.onnx; the detector too only "
+                             "if --weights is given)")
     export.set_defaults(run=_run_export)
 
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
@@ -229,8 +231,13 @@ def _run_export(args: argparse.Namespace) -> int:
     if args.classifier:
         from vision.index_net import export_onnx as export_classifier
 
-        print(f"wrote {export_classifier(args.classifier)}")
-        if args.weights is None and args.int8 is None:
+        exported = export_classifier(args.classifier)
+        print(f"wrote {exported}")
+        if args.int8:
+            from vision.index_classifier import quantize_classifier
+
+            print(f"wrote {quantize_classifier(exported, args.int8)}")
+        if args.weights is None:
             return 0
     weights = args.weights or DEFAULT_WEIGHTS.with_suffix(".pt")
     print(f"wrote {export_onnx(weights, args.out, half=args.half)}")

@@ -7,6 +7,7 @@ holds whatever the weights are.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -113,6 +114,18 @@ def test_a_missing_int8_model_says_to_export_it_with_calibration_scenes(random_m
     broken = random_model.with_name("cards.int8.onnx")  # random_model's checkpoint is beside it
     with pytest.raises(WeightsError, match=r"export --weights \S*cards.pt --out \S*cards.onnx --int8"):
         CardDetector(broken)
+
+
+def test_the_int8_network_runs_with_the_int8_classifier_and_a_missing_one_says_how_to_make_it(tmp_path):
+    shipped = Path(__file__).resolve().parents[2] / "models"
+    for name in ("cards.int8.onnx", "cards.onnx", "index_classifier.onnx"):
+        shutil.copy(shipped / name, tmp_path / name)
+    assert CardDetector(tmp_path / "cards.onnx").classifier.weights == tmp_path / "index_classifier.onnx"
+    with pytest.raises(WeightsError, match=r"index_classifier\.int8\.onnx: .*export --classifier "
+                                           r"\S*index_classifier\.pt --int8 SCENES"):
+        CardDetector(tmp_path / "cards.int8.onnx")
+    shutil.copy(shipped / "index_classifier.int8.onnx", tmp_path / "index_classifier.int8.onnx")
+    assert CardDetector(tmp_path / "cards.int8.onnx").classifier.weights == tmp_path / "index_classifier.int8.onnx"
 
 
 def test_a_missing_export_beside_its_checkpoint_says_to_export_it(tmp_path):

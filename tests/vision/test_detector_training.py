@@ -93,6 +93,23 @@ def test_a_find_is_named_by_the_mean_of_its_readings_through_each_window():
     np.testing.assert_allclose(named.confidence, found.confidence * mean.max(axis=1), rtol=1e-5)
 
 
+def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):
+    from vision.detector import CLASSIFIER_NAME
+    from vision.index_glyphs import drawn_contexts
+
+    shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
+    fp32 = tmp_path / "index_classifier.onnx"
+    fp32.write_bytes(shipped.with_suffix(".onnx").read_bytes())
+    int8 = ic.quantize_classifier(fp32, scenes)
+    assert int8 == tmp_path / "index_classifier.int8.onnx" and int8.stat().st_size < fp32.stat().st_size / 2
+    contexts, _ = drawn_contexts(100, seed=2)
+    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    named = [ic.IndexClassifier(path).probabilities(crops).argmax(axis=1) for path in (fp32, int8)]
+    assert (named[0] == named[1]).mean() >= 0.9
+    with pytest.raises(WeightsError, match="no val scenes"):
+        ic.quantize_classifier(fp32, tmp_path / "no-scenes")
+
+
 def test_a_window_crop_is_centred_on_its_box():
     frame = np.zeros((100, 100, 3), np.uint8)
     frame[40:60, 45:55] = 255  # a 10×20 white box

@@ -34,8 +34,8 @@ WINDOW = 1.3
 #: ways (its training zooms by 0.85 to 1.2). On the training decks' val scenes (first 100 of
 #: ``scenes720v2``, the session-7 classifier) reading through 1.15 and 1.3 moved mAP50 from 0.543 to
 #: 0.549, as much as three windows did (1.15, 1.3, 1.5: 0.549; 1.1, 1.2, 1.3: 0.550), for twice the
-#: classifier's work (6 ms more on the bench frame); one wider window alone lost (1.45: 0.386 on 100
-#: held-out scenes, against 0.418). On the whole held-out test split: 0.454 -> 0.464.
+#: classifier's work (6 ms more on the bench frame, fp32); one wider window alone lost (1.45: 0.386
+#: on 100 held-out scenes, against 0.418). On the whole held-out test split: 0.454 -> 0.464.
 READ_WINDOWS = (1.15, WINDOW)
 CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
 BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier trained with false finds
@@ -189,9 +189,10 @@ def quantize_classifier(exported: Path, scenes: Path) -> Path:
     activations calibrated on the crops the app would read of the labelled indexes of ``scenes``'
     first :data:`CALIBRATION_SCENES` val scenes (every window, both ways up).
 
-    Eighth session: it reads the bench frame's 21 finds through two windows, both ways up, in half
-    the time (4.8 against 10.1 ms on two threads) and scores as the fp32 export does on the held-out
-    decks (mAP50 0.474 against 0.472); the two name 97 % of 2,000 val crops alike."""
+    Eighth session: it reads 42 crops (as many as the bench frame's 21 finds through two windows)
+    both ways up in half the time (4.8 against 10.1 ms on two threads) and scores as the fp32 export
+    does on the held-out decks (mAP50 0.474 against 0.472); the two name 97 % of 2,000 val crops
+    alike."""
     from vision.evaluate import labelled_images
     from vision.weights import WeightsError, quantize_static_int8
 

@@ -56,6 +56,12 @@ def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float)
     return crops
 
 
+def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(len(READ_WINDOWS) × n, CROP, CROP, 3) crops of each box through every window of
+    :data:`READ_WINDOWS`, window after window: what the app reads (each also turned half round)."""
+    return np.concatenate([window_crops(frame_bgr, boxes, CROP, window) for window in READ_WINDOWS])
+
+
 def scene_crops(scenes: Path, split: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (n, CONTEXT, CONTEXT, 3) and class ids of every labelled index in a split."""
     from vision.evaluate import labelled_images
@@ -164,8 +170,8 @@ class IndexClassifier:
         through every window of :data:`READ_WINDOWS`, both ways up, in one batch."""
         if not len(boxes):
             return np.zeros((0, self.classes), np.float32)
-        crops = np.concatenate([window_crops(frame_bgr, boxes, CROP, window) for window in READ_WINDOWS])
-        return self.probabilities(crops).reshape(len(READ_WINDOWS), len(boxes), -1).mean(axis=0)
+        readings = self.probabilities(reading_crops(frame_bgr, boxes))
+        return readings.reshape(len(READ_WINDOWS), len(boxes), -1).mean(axis=0)
 
     def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
         """The finds, each named as its most likely card (:meth:`read_boxes`), at the detector's
@@ -199,9 +205,8 @@ def quantize_classifier(exported: Path, scenes: Path) -> Path:
     crops = []
     try:
         for _, image, truth in labelled_images(scenes, "val", CALIBRATION_SCENES):
-            for window in READ_WINDOWS:
-                cut = window_crops(image, truth.xyxy, CROP, window)
-                crops += [cut, cut[:, ::-1, ::-1]]
+            read = reading_crops(image, truth.xyxy)
+            crops += [read, read[:, ::-1, ::-1]]  # both ways up, as probabilities() reads them
     except FileNotFoundError as error:
         raise WeightsError(f"cannot calibrate an int8 classifier: {error}") from None
     if not crops:

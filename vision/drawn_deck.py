@@ -90,8 +90,12 @@ DRAWN_STYLES = (
                red="#d62828", inset=0.85, suit_scale=1.25),
 )
 
-#: How many decks :func:`random_styles` draws for the atlas, and from which seed.
-RANDOM_DECKS = 32
+#: How many decks :func:`random_styles` draws for the atlas, and from which seed. The first
+#: :data:`FIRST_RANDOM_DECKS` (fourth session) draw on :data:`_FONTS` and :data:`_SUIT_FONTS` only; the
+#: rest (ninth session) also on :data:`_MORE_FONTS` and :data:`_MORE_SUIT_FONTS`. The first ones stay
+#: what they were, so the older scene sets can be remade.
+RANDOM_DECKS = 64
+FIRST_RANDOM_DECKS = 32
 RANDOM_SEED = 2026
 
 # What a random deck is drawn from: the typefaces of the Debian font packages ``run.sh`` installs
@@ -101,6 +105,22 @@ _FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", "DejaVu Serif 
           "C059", "P052", "Z003", "Liberation Sans", "Liberation Serif", "Liberation Mono", "FreeSans",
           "FreeSerif", "FreeMono")
 _SUIT_FONTS = ("DejaVu Sans", "DejaVu Serif", "FreeSerif", "FreeSans", "Liberation Sans")
+# The text faces of the font packages run.sh added in the seventh and eighth sessions: condensed and
+# light ones (the held-out Dondorfs letter their indexes thin and narrow), slab, mono and old-style.
+_MORE_FONTS = ("Open Sans Condensed", "Roboto Condensed", "PT Sans Narrow", "Yanone Kaffeesatz", "Bebas Neue",
+               "CMU Sans Serif Demi Condensed", "Oldania ADF Std", "Jura", "Dosis", "League Spartan", "Quicksand",
+               "Comfortaa", "EB Garamond", "Vollkorn", "Old Standard TT", "Linux Libertine O", "Linux Biolinum O",
+               "Lato", "Open Sans", "Roboto", "Roboto Slab", "PT Sans", "PT Serif", "PT Mono", "Go", "Go Mono",
+               "Cantarell", "Caladea", "Carlito", "Charis SIL", "Gentium Plus", "Andika", "Arimo", "Tinos",
+               "Cousine", "Inter", "Cabin", "Fira Code", "Hack", "Inconsolata", "JetBrains Mono", "CMU Serif",
+               "CMU Concrete", "CMU Bright", "CMU Typewriter Text", "GFS Didot", "GFS Neohellenic", "Tuffy",
+               "Averia GWF", "Accanthis ADF Std", "Baskervald ADF Std", "Berenis ADF Pro", "Gillius ADF",
+               "Ikarius ADF Std", "Irianis ADF Std", "Libris ADF Std", "Mekanus ADF Std", "Romande ADF Std",
+               "Switzera ADF", "Tribun ADF Std", "Universalis ADF Std", "Verana Sans", "Radis Sans", "Comic Neue",
+               "Fantasque Sans Mono", "STIXGeneral")
+# Faces of those packages with the four suit symbols (fc-list ':charset=2660 2663 2665 2666').
+_MORE_SUIT_FONTS = ("Symbola", "STIXGeneral", "Linux Libertine O", "Linux Biolinum O", "Go", "PT Mono", "Arimo",
+                    "Tinos", "Cousine", "Fira Code", "Nimbus Sans", "Nimbus Roman", "URW Bookman", "C059")
 
 
 def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[DrawnStyle, ...]:
@@ -115,17 +135,19 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
     rng = random.Random(seed)
     styles = []
     for number in range(count):
+        fonts, suit_fonts = (_FONTS, _SUIT_FONTS) if number < FIRST_RANDOM_DECKS else (
+            _FONTS + _MORE_FONTS, _SUIT_FONTS + _MORE_SUIT_FONTS)
         hue = rng.random()
         frame = _colour(hue, rng.uniform(0.4, 0.9), rng.uniform(0.2, 0.5))
         paper = _colour(rng.uniform(0.05, 0.2), rng.uniform(0.0, 0.08), rng.uniform(0.88, 1.0))
         styles.append(DrawnStyle(
-            f"project-random-{number:02d}", rng.choice(_FONTS), rng.choice(("normal", "normal", "bold")),
+            f"project-random-{number:02d}", rng.choice(fonts), rng.choice(("normal", "normal", "bold")),
             paper, frame, rng.uniform(0.75, 1.25), (frame, _colour(hue, rng.uniform(0.1, 0.5), rng.uniform(0.75, 0.95))),
             red=_colour(rng.uniform(-0.03, 0.04) % 1.0, rng.uniform(0.75, 1.0), rng.uniform(0.55, 0.85)),
             black=_colour(rng.random(), rng.uniform(0.0, 0.5), rng.uniform(0.0, 0.2)),
             inset=rng.uniform(0.7, 1.3), suit_scale=rng.uniform(0.7, 1.3), four_corners=rng.random() < 0.3,
             italic=rng.random() < 0.15, line_gap=rng.uniform(0.4, 0.6),
-            suit_font=rng.choice((None,) + _SUIT_FONTS), index_top=rng.uniform(0.025, 0.07),
+            suit_font=rng.choice((None,) + suit_fonts), index_top=rng.uniform(0.025, 0.07),
             pip_scale=rng.uniform(0.75, 1.0), border=_colour(rng.random(), rng.uniform(0, 0.6), rng.uniform(0.2, 0.7)),
             border_width=rng.choice((1.0, 1.0, 2.0, 3.0)),
             court_fill=rng.choice(("none", "none", _colour(hue, rng.uniform(0.1, 0.4), rng.uniform(0.8, 0.97)))),

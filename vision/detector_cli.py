@@ -51,6 +51,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--out", type=Path, default=Path("models/index_classifier.pt"))
     classifier.add_argument("--minutes", type=float, default=10.0, help="training wall-clock budget")
     classifier.add_argument("--train-scenes", type=int, default=1200, help="scenes to cut crops from")
+    classifier.add_argument("--more-scenes", type=Path, action="append", default=[], metavar="DIR",
+                            help="another scene set whose first --train-scenes training scenes add crops "
+                                 "(repeatable; held-out scores and false finds stay --scenes')")
     classifier.add_argument("--threads", type=int, default=2)
     classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
     classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
@@ -165,6 +168,7 @@ def _crops_recipe(args: argparse.Namespace) -> dict:
     from vision.index_glyphs import font_files
 
     return {"scenes": str(args.scenes), "train_scenes": args.train_scenes,
+            **({"more_scenes": [str(more) for more in args.more_scenes]} if args.more_scenes else {}),
             "false_finds": str(args.false_finds) if args.false_finds else None,
             "false_find_conf": args.false_find_conf if args.false_finds else None,
             "drawn": args.drawn, "seed": args.seed if args.drawn else None,
@@ -182,8 +186,8 @@ def _cached_crops(args: argparse.Namespace):
         return None
     kept, asked = json.loads((args.crops_cache / "recipe.json").read_text()), _crops_recipe(args)
     if kept != asked:
-        differ = ", ".join(f"{key} {kept.get(key)!r} (asked {value!r})" for key, value in asked.items()
-                           if kept.get(key) != value)
+        differ = ", ".join(f"{key} {kept.get(key)!r} (asked {asked.get(key)!r})" for key in {**kept, **asked}
+                           if kept.get(key) != asked.get(key))
         raise CropsCacheError(f"{args.crops_cache} keeps crops made with other options: {differ}; "
                               "name another --crops-cache folder")
     contexts = np.load(args.crops_cache / "contexts.npy", mmap_mode="r")
@@ -203,6 +207,10 @@ def _training_crops(args: argparse.Namespace, detector):
 
     contexts, labels = ic.scene_crops(args.scenes, "train", args.train_scenes)
     print(f"{len(labels)} training crops from {args.train_scenes} scenes", flush=True)
+    for more in args.more_scenes:
+        more_contexts, more_labels = ic.scene_crops(more, "train", args.train_scenes)
+        contexts, labels = np.concatenate([contexts, more_contexts]), np.concatenate([labels, more_labels])
+        print(f"{len(more_labels)} training crops from {args.train_scenes} scenes of {more}", flush=True)
     if detector is not None:
         false = ic.false_find_crops(args.scenes, "train", detector, args.train_scenes)
         contexts = np.concatenate([contexts, false])

@@ -277,3 +277,20 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
     assert main(run + ["--drawn", "30"]) != 0
     error = capsys.readouterr().err
     assert "other options: drawn 20 (asked 30)" in error and "Traceback" not in error
+
+
+def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_part_of_the_cache_recipe(
+        scenes, tmp_path, capsys):
+    from vision.__main__ import main
+
+    cache, out = tmp_path / "crops", tmp_path / "classifier.pt"
+    run = ["classifier", "--scenes", str(scenes), "--train-scenes", "2", "--minutes", "0.01", "--threads", "1",
+           "--crops-cache", str(cache), "--out", str(out)]
+    assert main(run + ["--more-scenes", str(scenes)]) == 0
+    labels = np.load(cache / "labels.npy")
+    scene_contexts, scene_labels = ic.scene_crops(scenes, "train", limit=2)
+    assert len(labels) == 2 * len(scene_labels)
+    np.testing.assert_array_equal(np.load(cache / "contexts.npy")[len(scene_labels):], scene_contexts)
+    capsys.readouterr()
+    assert main(run) != 0  # the same cache asked for without the second set
+    assert f"other options: more_scenes {[str(scenes)]!r} (asked None)" in capsys.readouterr().err

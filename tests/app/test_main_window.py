@@ -124,6 +124,22 @@ def test_a_video_file_plays_off_the_gui_thread(qtbot, store, tmp_path):
     assert w.feed._worker is None
 
 
+def test_a_video_file_plays_at_its_own_size_where_a_camera_is_asked_for_1080p(tmp_path):
+    from companion.app.video import open_capture
+
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
+    for i in range(3):
+        writer.write(np.full((240, 320, 3), i * 8, np.uint8))
+    writer.release()
+    capture = open_capture(str(video))
+    ok, frame = capture.read()
+    assert ok and frame.shape == (240, 320, 3)
+    assert (capture.get(cv2.CAP_PROP_FRAME_WIDTH), capture.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (320, 240)
+    capture.release()
+    assert not open_capture(str(tmp_path / "no-such-camera")).isOpened()
+
+
 def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
     from companion.app.reader import MODEL_METRICS, load_card_reader
 

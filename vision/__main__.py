@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default %(default)s)")
     synth.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
     synth.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    synth.add_argument("--splits", default="train,val,test",
+                       help="comma-separated splits to write, each scene as in the whole set (default %(default)s)")
     synth.set_defaults(run=_run_synth)
 
     sheet = commands.add_parser("sheet", help="write a contact sheet PNG")
@@ -115,17 +117,24 @@ def _run_synth(args: argparse.Namespace) -> int:
     from vision.atlas import FaceAtlas
     from vision.dataset import write_dataset
 
+    from vision.dataset import SPLITS, plan
+
     size = parse_size(args.size)
     FaceAtlas(args.atlas)
     if args.images < 1:
         raise UsageError("--images must be at least 1")
+    splits = tuple(split.strip() for split in args.splits.split(",") if split.strip())
+    unknown = sorted(set(splits) - set(SPLITS))
+    if unknown or not splits:
+        raise UsageError(f"--splits takes {', '.join(SPLITS)}, not {args.splits!r}")
+    count = sum(split in splits for split, _ in plan(args.images))
     out = _writable_dir(args.out)
     started = time.perf_counter()
-    for _ in tqdm(write_dataset(out, args.atlas, args.images, args.seed, size, args.workers),
-                  total=args.images, unit="img"):
+    for _ in tqdm(write_dataset(out, args.atlas, args.images, args.seed, size, args.workers, splits),
+                  total=count, unit="img"):
         pass
     elapsed = time.perf_counter() - started
-    print(f"{args.images} images in {out} ({args.images / elapsed:.1f} images/s); data.yaml written")
+    print(f"{count} images in {out} ({count / elapsed:.1f} images/s); data.yaml written")
     return 0
 
 

@@ -37,14 +37,16 @@ def plan(images: int) -> list[tuple[str, int]]:
 
 
 def write_dataset(out_dir: Path, atlas_dir: Path, images: int, seed: int, image_size: tuple[int, int],
-                  workers: int | None = None) -> Iterator[str]:
-    """Write the dataset; yields each image's name as it is written (for a progress bar)."""
+                  workers: int | None = None, splits: tuple[str, ...] = SPLITS) -> Iterator[str]:
+    """Write the dataset, or only some of its ``splits`` (each scene is the one the whole dataset
+    would have: the same seed photographs the same test tables at another size); yields each image's
+    name as it is written (for a progress bar)."""
     FaceAtlas(atlas_dir)  # fail early, with the atlas's own message, if it is missing
     for split in SPLITS:
         (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
         (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
     write_data_yaml(out_dir)
-    jobs = [(out_dir, split, number, seed, image_size) for split, number in plan(images)]
+    jobs = [(out_dir, split, number, seed, image_size) for split, number in plan(images) if split in splits]
     workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
     if workers == 1:
         _init_worker(atlas_dir)

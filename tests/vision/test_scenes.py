@@ -133,3 +133,19 @@ def test_rendered_cards_keep_their_faces_bright(small_atlas):
             continue
         near_black = (image[on_faces].max(axis=1) < 40).mean()
         assert near_black < 0.2, (seed, near_black)
+
+
+def test_synth_writes_only_the_splits_asked_for_with_the_scenes_of_the_whole_set(small_atlas_dir, tmp_path, capsys):
+    from vision.__main__ import main
+
+    run = ["synth", "--images", "20", "--seed", "4", "--size", "640x360", "--workers", "1", "--atlas",
+           str(small_atlas_dir)]
+    assert main(run + ["--out", str(tmp_path / "all")]) == 0
+    assert main(run + ["--out", str(tmp_path / "test"), "--splits", "test"]) == 0
+    assert "2 images in" in capsys.readouterr().out
+    files = lambda folder, split: sorted((folder / "images" / split).glob("*.*"))  # noqa: E731
+    assert files(tmp_path / "test", "train") == [] and len(files(tmp_path / "all", "test")) == 4  # jpg + json each
+    for whole, alone in zip(files(tmp_path / "all", "test"), files(tmp_path / "test", "test"), strict=True):
+        assert whole.name == alone.name and whole.read_bytes() == alone.read_bytes()
+    assert main(run + ["--out", str(tmp_path / "bad"), "--splits", "tests"]) != 0
+    assert "--splits takes train, val, test, not 'tests'" in capsys.readouterr().err

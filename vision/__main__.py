@@ -115,9 +115,7 @@ def _run_synth(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.atlas import FaceAtlas
-    from vision.dataset import write_dataset
-
-    from vision.dataset import SPLITS, plan
+    from vision.dataset import SPLITS, plan, write_dataset
 
     size = parse_size(args.size)
     FaceAtlas(args.atlas)

@@ -118,7 +118,7 @@ _MORE_FONTS = ("Open Sans Condensed", "Roboto Condensed", "PT Sans Narrow", "Yan
                "Ikarius ADF Std", "Irianis ADF Std", "Libris ADF Std", "Mekanus ADF Std", "Romande ADF Std",
                "Switzera ADF", "Tribun ADF Std", "Universalis ADF Std", "Verana Sans", "Radis Sans", "Comic Neue",
                "Fantasque Sans Mono", "STIXGeneral")
-# Faces of those packages with the four suit symbols (fc-list ':charset=2660 2663 2665 2666').
+# More installed faces with the four suit symbols (fc-list ':charset=2660 2663 2665 2666').
 _MORE_SUIT_FONTS = ("Symbola", "STIXGeneral", "Linux Libertine O", "Linux Biolinum O", "Go", "PT Mono", "Arimo",
                     "Tinos", "Cousine", "Fira Code", "Nimbus Sans", "Nimbus Roman", "URW Bookman", "C059")
 

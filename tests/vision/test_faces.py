@@ -76,6 +76,17 @@ def test_random_decks_are_the_same_for_a_seed_and_differ_between_decks():
     assert len({s.name for s in random_styles()}) == len(random_styles())
 
 
+def test_the_later_random_decks_add_typefaces_and_leave_the_first_ones_as_they_were():
+    from vision.drawn_deck import _FONTS, _SUIT_FONTS, FIRST_RANDOM_DECKS, random_styles
+
+    first, every = random_styles(FIRST_RANDOM_DECKS), random_styles()
+    assert every[:FIRST_RANDOM_DECKS] == first  # the older scene sets' decks can be drawn again
+    assert all(s.font in _FONTS and s.suit_font in (None,) + _SUIT_FONTS for s in first)
+    later = every[FIRST_RANDOM_DECKS:]
+    assert sum(s.font not in _FONTS for s in later) > len(later) // 2
+    assert any(s.suit_font not in (None,) + _SUIT_FONTS for s in later)
+
+
 def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
     from vision.faces import _uneven_corners
 

@@ -62,6 +62,12 @@ def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return np.concatenate([window_crops(frame_bgr, boxes, CROP, window) for window in READ_WINDOWS])
 
 
+def both_ways_up(crops_bgr: np.ndarray) -> np.ndarray:
+    """The crops as they lie, then each turned half round: what :meth:`IndexClassifier.probabilities`
+    reads (and an int8 classifier is calibrated on)."""
+    return np.concatenate([crops_bgr, crops_bgr[:, ::-1, ::-1]])
+
+
 def scene_crops(scenes: Path, split: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (n, CONTEXT, CONTEXT, 3) and class ids of every labelled index in a split."""
     from vision.evaluate import labelled_images
@@ -162,7 +168,7 @@ class IndexClassifier:
             return np.zeros((0, self.classes), np.float32)
         if not both_ways:
             return _softmax(self._logits(crops_bgr))
-        both = _softmax(self._logits(np.concatenate([crops_bgr, crops_bgr[:, ::-1, ::-1]])))
+        both = _softmax(self._logits(both_ways_up(crops_bgr)))
         return (both[:len(crops_bgr)] + both[len(crops_bgr):]) / 2
 
     def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -205,8 +211,7 @@ def quantize_classifier(exported: Path, scenes: Path) -> Path:
     crops = []
     try:
         for _, image, truth in labelled_images(scenes, "val", CALIBRATION_SCENES):
-            read = reading_crops(image, truth.xyxy)
-            crops += [read, read[:, ::-1, ::-1]]  # both ways up, as probabilities() reads them
+            crops.append(both_ways_up(reading_crops(image, truth.xyxy)))  # as probabilities() reads them
     except FileNotFoundError as error:
         raise WeightsError(f"cannot calibrate an int8 classifier: {error}") from None
     if not crops:

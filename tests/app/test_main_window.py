@@ -111,12 +111,17 @@ def test_a_damaged_database_is_put_aside_only_when_the_players_say_so(tmp_path):
     assert store.games() == [] and len(list(tmp_path.glob("s.sqlite3.unreadable-*"))) == 1
 
 
-def test_a_video_file_plays_off_the_gui_thread(qtbot, store, tmp_path):
-    video = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
-    for i in range(30):
+def grey_video(path, frames: int):
+    """A 320×240 MJPG video at 30 fps whose frames grow lighter one by one."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
+    for i in range(frames):
         writer.write(np.full((240, 320, 3), i * 8, np.uint8))
     writer.release()
+    return path
+
+
+def test_a_video_file_plays_off_the_gui_thread(qtbot, store, tmp_path):
+    video = grey_video(tmp_path / "table.avi", 30)
     w = window(qtbot, store)
     w.feed.start(str(video), loop=True)
     qtbot.waitUntil(lambda: w.video.frames_shown >= 5, timeout=5000)
@@ -127,11 +132,7 @@ def test_a_video_file_plays_off_the_gui_thread(qtbot, store, tmp_path):
 def test_a_video_file_plays_at_its_own_size_where_a_camera_is_asked_for_1080p(tmp_path):
     from companion.app.video import open_capture
 
-    video = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
-    for i in range(3):
-        writer.write(np.full((240, 320, 3), i * 8, np.uint8))
-    writer.release()
+    video = grey_video(tmp_path / "table.avi", 3)
     capture = open_capture(str(video))
     ok, frame = capture.read()
     assert ok and frame.shape == (240, 320, 3)
@@ -170,11 +171,7 @@ def test_the_video_file_played_is_reopened_next_time_and_the_demo_plays_when_it_
     from companion.app.settings import DEMO, VIDEO_FILE
 
     monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
-    video = tmp_path / "our table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (320, 240))
-    for i in range(30):
-        writer.write(np.full((240, 320, 3), i * 8, np.uint8))
-    writer.release()
+    video = grey_video(tmp_path / "our table.avi", 30)
     monkeypatch.setattr("companion.app.main_window.QFileDialog.getOpenFileName", lambda *args: (str(video), ""))
     path = tmp_path / "s.sqlite3"
     first = MainWindow(Store(path), start_video=False)

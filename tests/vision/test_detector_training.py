@@ -153,13 +153,13 @@ def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_
 class _FixedFinds:
     """A detector that finds, in every scene, one true index, a box beside it and one far from any."""
 
-    def __init__(self, scenes: Path) -> None:
-        self.scenes = scenes
+    def __init__(self, scenes: Path, per_pass: int = 2) -> None:
+        self.scenes, self.per_pass = scenes, per_pass  # the scenes a pass reads, in order
 
     def detect(self, image: np.ndarray) -> Detections:
         from vision.evaluate import iou
 
-        path = sorted((self.scenes / "images" / "train").glob("*.jpg"))[self.calls]
+        path = sorted((self.scenes / "images" / "train").glob("*.jpg"))[self.calls % self.per_pass]
         lines = (self.scenes / "labels" / "train" / f"{path.stem}.txt").read_text().splitlines()
         truth = Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
         self.calls += 1
@@ -175,6 +175,19 @@ class _FixedFinds:
 def test_only_finds_far_from_every_index_become_background_crops(scenes):
     crops = ic.false_find_crops(scenes, "train", _FixedFinds(scenes), limit=2)
     assert crops.shape == (2, ic.CONTEXT, ic.CONTEXT, 3)
+
+
+def test_false_finds_come_from_every_scene_set_the_index_crops_come_from(scenes):
+    from argparse import Namespace
+
+    from vision.detector_cli import _training_crops
+
+    args = Namespace(scenes=scenes, more_scenes=[scenes], train_scenes=2, false_finds="fixed", false_find_conf=0.05,
+                     drawn=0, crops_cache=None)
+    _, labels = _training_crops(args, _FixedFinds(scenes))
+    # Two sets of the same scenes: twice their index crops, and twice their two false finds.
+    assert (labels == ic.BACKGROUND).sum() == 4
+    assert (labels != ic.BACKGROUND).sum() == 2 * len(ic.scene_crops(scenes, "train", limit=2)[1])
 
 
 def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, tmp_path):

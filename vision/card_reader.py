@@ -11,6 +11,7 @@ tested without any model.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,8 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
     reading = group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
     if memory is not None and reading.turn_card is not None:
         memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
-    return reading
+    heights = detections.xyxy[:, 3] - detections.xyxy[:, 1]
+    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights))
 
 
 def _trained_detector(weights: Path | None):

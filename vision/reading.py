@@ -89,6 +89,10 @@ class TableReading:
     teams: dict[str, TeamReading] = field(default_factory=lambda: {team: TeamReading() for team in TEAMS})
     discard: tuple[ReadCard, ...] = ()
     turn_card: ReadCard | None = None
+    #: The height in image pixels of each corner index found in the frame: how large the camera sees
+    #: the cards' corners, which decides how many the reader can name (the app asks players to bring
+    #: the camera closer when they are small).
+    index_heights: tuple[float, ...] = ()
 
     def cards(self) -> list[ReadCard]:
         """Every card read, team A's then team B's, then the middle of the table."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import sqlite3
+from collections import deque
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -23,7 +24,7 @@ from .end_of_hand import EndOfHandDialog
 from .game import Game
 from .hand_in_progress import hand_log, resumed
 from .live import LiveReading
-from .reader import load_card_reader
+from .reader import corner_size_advice, load_card_reader, model_metrics
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
@@ -41,6 +42,8 @@ from vision.tracking import settle_guesses
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
 #: The video menu's last entry: ask the players for a file.
 OPEN_FILE = "open"
+#: Readings (about two seconds' worth) whose corners are pooled to judge how large the camera sees them.
+READINGS_FOR_CORNER_SIZE = 16
 SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) so that each team's area "
                "covers where that team lays its melds, threes and canasta piles. Leave the discard pile "
                "and the stock in the strip between them.")
@@ -91,6 +94,13 @@ class MainWindow(QMainWindow):
         self.broken_rule = QLabel()
         self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
         self.broken_rule.setWordWrap(True)
+        #: Shown while the camera sees the card corners too small to read well (see corner_size_advice).
+        self.camera_advice = QLabel()
+        self.camera_advice.setStyleSheet("color: #8a4b00; background: #fff3e0; padding: 4px;")
+        self.camera_advice.setWordWrap(True)
+        self.camera_advice.hide()
+        self.recent_corner_heights: deque[tuple[float, ...]] = deque(maxlen=READINGS_FOR_CORNER_SIZE)
+        self.model_metrics = model_metrics()
         self.sheet_view = SheetView(self.game)
         self.sheet_view.undo_stack.indexChanged.connect(self._sheet_changed)
 
@@ -126,6 +136,7 @@ class MainWindow(QMainWindow):
             label.setStyleSheet("font-size: 14px; font-weight: bold; padding: 4px;")
             column.addWidget(label)
         column.addWidget(self.broken_rule)
+        column.addWidget(self.camera_advice)
         turn = QPushButton("The turn card was drawn (T)")
         turn.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
         turn.clicked.connect(self.turn_card_drawn)
@@ -437,6 +448,8 @@ class MainWindow(QMainWindow):
         self.feed.stop()
         if self.live is not None:
             self.live.new_source()  # readings of the old video still under way are dropped
+        self.recent_corner_heights.clear()  # another camera sees the corners at another size
+        self.camera_advice.hide()
         self.last_frame_read = -1  # the new video numbers its frames from 0: that is no new hand
         self.last_reading, self.meld_outlines = None, []
         self.playing = key
@@ -536,6 +549,7 @@ class MainWindow(QMainWindow):
         self.last_reading = reading
         self.meld_outlines = self._meld_outlines(reading)
         self.readings_taken += 1
+        self._judge_corner_size(reading)
         events = self.tracker.update(reading)
         broken = [v for event in events for v in event.violations]
         if broken:
@@ -543,6 +557,15 @@ class MainWindow(QMainWindow):
         self._save_hand()
         if events:
             self.refresh_table()
+
+    def _judge_corner_size(self, reading) -> None:
+        """Ask players to bring the camera closer while the corners it reads lately are small (not
+        while the bundled demo plays: nobody can move its camera)."""
+        self.recent_corner_heights.append(reading.index_heights)
+        heights = [height for frame in self.recent_corner_heights for height in frame]
+        advice = None if self.playing == DEMO else corner_size_advice(heights, self.model_metrics, self.settings.threshold)
+        self.camera_advice.setText(advice or "")
+        self.camera_advice.setVisible(advice is not None)
 
     def _with_reading(self, image: QImage) -> QImage:
         """The frame with what was read drawn on it: each card's code, and each meld outlined in

@@ -8,12 +8,21 @@ told to check every card rather than trust the reading.
 from __future__ import annotations
 
 import json
+import statistics
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 MODEL_METRICS = Path(__file__).resolve().parents[2] / "models" / "evaluation" / "metrics.json"
 #: Below this share of corner indexes found on unseen decks, the reader is still in training.
 TRUSTED_SHARE_FOUND = 0.95
+#: Card corners the camera sees smaller than this (image pixels, the median of those read lately)
+#: make the app ask players to bring the camera closer: on the held-out decks the reader names about
+#: half as many corners 12–16 px tall as 24 px or taller, and far fewer below (``by_size`` in
+#: ``metrics.json``).
+SMALL_CORNER_PX = 16
+#: Corners read lately that the app pools before it judges their size.
+CORNERS_TO_JUDGE = 20
 
 
 def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
@@ -35,6 +44,62 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
 
 def _share_found(metrics: Path) -> float | None:
     try:
-        return float(json.loads(metrics.read_text())["located"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return float(model_metrics(metrics)["located"])
+    except (ValueError, KeyError, TypeError):
         return None
+
+
+def model_metrics(metrics: Path = MODEL_METRICS) -> dict:
+    """The shipped model's held-out figures (empty when they can't be read)."""
+    try:
+        loaded = json.loads(metrics.read_text())
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float) -> str | None:
+    """A line asking players to bring the camera closer when the card corners it reads are small
+    (their median under :data:`SMALL_CORNER_PX`), with what the reader names at that size and at the
+    largest, as measured on the held-out decks at the threshold nearest ``threshold``; ``None`` when
+    the corners are large enough, or too few have been read to judge."""
+    if len(heights) < CORNERS_TO_JUDGE:
+        return None
+    typical = statistics.median(heights)
+    if typical >= SMALL_CORNER_PX:
+        return None
+    advice = (f"The camera sees the card corners only about {typical:.0f} pixels tall: move it closer to the "
+              f"table, or set it to a higher resolution, until they look {SMALL_CORNER_PX} pixels or taller.")
+    rows = _size_rows(metrics, threshold)
+    small, large = _size_row(rows, typical), _size_row(rows, float("inf"))
+    if small and large and small[0] != large[0]:
+        advice += (f" On card designs it has not seen, the reader names {small[1]:.0%} of corners "
+                   f"{small[0].replace('-', '–')} tall and {large[1]:.0%} of those {large[0]} tall.")
+    return advice
+
+
+def _size_rows(metrics: dict, threshold: float) -> dict:
+    """The ``by_size`` table measured at the threshold nearest ``threshold``."""
+    tables = metrics.get("by_size")
+    if not isinstance(tables, dict) or not tables:
+        return {}
+    try:
+        nearest = min(tables, key=lambda key: abs(float(key) - threshold))
+    except ValueError:
+        return {}
+    return tables[nearest] if isinstance(tables[nearest], dict) else {}
+
+
+def _size_row(rows: dict, height: float) -> tuple[str, float] | None:
+    """The (size range, share named right) of the ``by_size`` row for corners ``height`` tall:
+    ranges are named ``"8-12 px"``, the largest ``"24+ px"``."""
+    for name, row in rows.items():
+        bounds = name.removesuffix(" px")
+        try:
+            low, high = (float(bounds[:-1]), float("inf")) if bounds.endswith("+") else map(float, bounds.split("-"))
+            share = float(row["named_right"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if low <= height < high or (high == float("inf") and height == high):
+            return name, share
+    return None

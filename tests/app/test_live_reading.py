@@ -247,3 +247,36 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
     assert hand_so_far(window.state) == before and window.state.scores == {"A": 670, "B": -5}
     window.apply_settings(replace(window.settings, team_names={"A": "Ann & Bob", "B": "Cy & Di"}))
     assert hand_so_far(window.state) == before and window.team_panels["B"].title() == "Cy && Di"
+
+
+def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_the_demo(qtbot, store):
+    from companion.app.main_window import DEMO
+    from companion.app.reader import SMALL_CORNER_PX
+
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    frames, read = demo_truth(), reader_of_the_demo()
+    readings = [read(truth) for truth in frames[-20:]]
+    # The demo's camera sees the corners about 11 px tall (960×540): too small to read well.
+    heights = [h for reading in readings for h in reading.index_heights]
+    assert np.median(heights) < SMALL_CORNER_PX
+    window.playing = "0"  # as if a camera filmed this table
+    window.on_reading(0, readings[0])
+    if len(readings[0].index_heights) < 20:  # too few corners yet to judge
+        assert window.camera_advice.isHidden()
+    for number, reading in enumerate(readings[1:], 1):
+        window.on_reading(number, reading)
+    assert not window.camera_advice.isHidden()
+    advice = window.camera_advice.text()
+    assert f"about {np.median([h for r in readings[-16:] for h in r.index_heights]):.0f} pixels tall" in advice
+    assert "move it closer" in advice and "24+ px tall" in advice  # with the measured shares, size by size
+    # The same table filmed twice as close: the corners are large enough, and the advice goes.
+    for number, reading in enumerate(readings, len(readings)):
+        closer = dataclasses.replace(reading, index_heights=tuple(2 * h for h in reading.index_heights))
+        window.on_reading(number, closer)
+    assert window.camera_advice.isHidden()
+    # On the bundled demo nobody can move the camera: no advice.
+    window._play(DEMO, None)
+    for number, reading in enumerate(readings):
+        window.on_reading(number, reading)
+    assert window.camera_advice.isHidden()

@@ -16,6 +16,10 @@ from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, SUITS, Card
 
 TEAMS = ("A", "B")
 CANASTA_SIZE = 7
+#: Corner indexes at least this tall (image pixels) are the ones the reader reads best: the
+#: evaluation scores them on their own, and the app asks players to bring the camera closer when
+#: the corners it reads are smaller (the held-out figures by size, ``models/evaluation``).
+READABLE_INDEX_PX = 16
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.reading import READABLE_INDEX_PX
+
 MODEL_METRICS = Path(__file__).resolve().parents[2] / "models" / "evaluation" / "metrics.json"
 #: Below this share of corner indexes found on unseen decks, the reader is still in training.
 TRUSTED_SHARE_FOUND = 0.95
@@ -20,7 +22,7 @@ TRUSTED_SHARE_FOUND = 0.95
 #: make the app ask players to bring the camera closer: on the held-out decks the reader names about
 #: half as many corners 12–16 px tall as 24 px or taller, and far fewer below (``by_size`` in
 #: ``metrics.json``).
-SMALL_CORNER_PX = 16
+SMALL_CORNER_PX = READABLE_INDEX_PX
 #: Corners read lately that the app pools before it judges their size.
 CORNERS_TO_JUDGE = 20
 

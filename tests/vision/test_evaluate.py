@@ -107,3 +107,32 @@ def test_indexes_are_scored_by_their_height_in_the_frame():
     assert rows["0-8 px"]["named_right"] == 1.0 and rows["8-12 px"] == {
         "indexes": 1, "located": 1.0, "named_right": 0.0, "misshapen_finds": 0}
     assert rows["24+ px"]["located"] == 0.0
+
+
+def test_only_readable_indexes_are_scored_and_finds_on_the_others_are_neither_right_nor_false(tmp_path):
+    import json
+
+    from vision.classes import CLASS_NAMES
+    from vision.evaluate import readable_only, score, truth_views
+
+    # A tall whole 6, a tall 9 half covered, a small 10 (8 px), and an empty corner.
+    truth = boxes(("6S", 0, 0, 12, 20, 1), ("9H", 50, 0, 62, 20, 1), ("10D", 100, 0, 104, 8, 1))
+    visible = np.array([1.0, 0.6, 1.0])
+    found = boxes(("6S", 0, 0, 12, 20, 0.9), ("9H", 50, 0, 62, 20, 0.8), ("10D", 100, 0, 104, 8, 0.7),
+                  ("KC", 200, 0, 212, 20, 0.6))
+    [frame] = readable_only([Frame(truth, found, ["a", "b", "c"], visible)])
+    assert [CLASS_NAMES[c] for c in frame.truth.class_id] == ["6S"] and frame.decks == ["a"]
+    # The finds on the 9 and the 10 are left out; the find on the empty corner stays false.
+    assert [CLASS_NAMES[c] for c in frame.found.class_id] == ["6S", "KC"]
+    report, _ = score([frame], conf=0.5)
+    assert report.indexes == 1 and report.located == 1.0 and report.precision["6S"] == 1.0
+    # Scored whole, the same finds are three right and one false among three indexes.
+    assert score([Frame(truth, found)], conf=0.5)[0].indexes == 3
+    # A frame without visibilities counts its indexes as whole: the 9 is readable then.
+    assert len(readable_only([Frame(truth, found)])[0].truth) == 2
+    # The scene's description gives each labelled index its visibility.
+    cards = [{"deck": "d", "indexes": [{"polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "labelled": True,
+                                        "visible": v}]}
+             for (x0, y0, x1, y1), v in zip(truth.xyxy.tolist(), visible)]
+    (tmp_path / "scene.json").write_text(json.dumps({"cards": cards[::-1]}))
+    assert [view["visible"] for _, view in truth_views(tmp_path / "scene.json", truth)] == [1.0, 0.6, 1.0]

@@ -42,8 +42,9 @@ from vision.tracking import settle_guesses
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
 #: The video menu's last entry: ask the players for a file.
 OPEN_FILE = "open"
-#: Readings (about two seconds' worth) whose corners are pooled to judge how large the camera sees them.
-READINGS_FOR_CORNER_SIZE = 16
+#: The corners read last whose heights are pooled to judge how large the camera sees them (a few
+#: readings' worth on a full table, more when the reader finds few).
+RECENT_CORNERS = 60
 SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) so that each team's area "
                "covers where that team lays its melds, threes and canasta piles. Leave the discard pile "
                "and the stock in the strip between them.")
@@ -99,7 +100,7 @@ class MainWindow(QMainWindow):
         self.camera_advice.setStyleSheet("color: #8a4b00; background: #fff3e0; padding: 4px;")
         self.camera_advice.setWordWrap(True)
         self.camera_advice.hide()
-        self.recent_corner_heights: deque[tuple[float, ...]] = deque(maxlen=READINGS_FOR_CORNER_SIZE)
+        self.recent_corner_heights: deque[float] = deque(maxlen=RECENT_CORNERS)
         self.model_metrics = model_metrics()
         self.sheet_view = SheetView(self.game)
         self.sheet_view.undo_stack.indexChanged.connect(self._sheet_changed)
@@ -561,9 +562,9 @@ class MainWindow(QMainWindow):
     def _judge_corner_size(self, reading) -> None:
         """Ask players to bring the camera closer while the corners it reads lately are small (not
         while the bundled demo plays: nobody can move its camera)."""
-        self.recent_corner_heights.append(reading.index_heights)
-        heights = [height for frame in self.recent_corner_heights for height in frame]
-        advice = None if self.playing == DEMO else corner_size_advice(heights, self.model_metrics, self.settings.threshold)
+        self.recent_corner_heights.extend(reading.index_heights)
+        advice = None if self.playing == DEMO else corner_size_advice(
+            list(self.recent_corner_heights), self.model_metrics, self.settings.threshold)
         self.camera_advice.setText(advice or "")
         self.camera_advice.setVisible(advice is not None)
 

@@ -250,7 +250,7 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
 
 
 def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_the_demo(qtbot, store):
-    from companion.app.main_window import DEMO
+    from companion.app.main_window import DEMO, RECENT_CORNERS
     from companion.app.reader import SMALL_CORNER_PX
 
     window = MainWindow(store, start_video=False)
@@ -268,7 +268,7 @@ def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_th
         window.on_reading(number, reading)
     assert not window.camera_advice.isHidden()
     advice = window.camera_advice.text()
-    assert f"about {np.median([h for r in readings[-16:] for h in r.index_heights]):.0f} pixels tall" in advice
+    assert f"about {np.median(heights[-RECENT_CORNERS:]):.0f} pixels tall" in advice
     assert "move it closer" in advice and "24+ px tall" in advice  # with the measured shares, size by size
     # The same table filmed twice as close: the corners are large enough, and the advice goes.
     for number, reading in enumerate(readings, len(readings)):

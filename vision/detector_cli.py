@@ -41,6 +41,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--threads", type=int, default=2)
     train.add_argument("--device", default="cpu", help="cpu, or a CUDA device number (default %(default)s)")
     train.add_argument("--hours", type=float, help="train for this long instead of --epochs")
+    train.add_argument("--lr0", type=float, help="peak learning rate, AdamW (default: ultralytics' automatic choice)")
     train.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
     train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")
@@ -116,7 +117,7 @@ def _run_train(args: argparse.Namespace) -> int:
               f"progress: python -m vision train --status --name {args.name}")
         return 0
     recipe = train.Recipe(args.data, args.model, args.imgsz, args.epochs, args.batch, args.name,
-                          args.single_class, args.threads, args.device, args.hours)
+                          args.single_class, args.threads, args.device, args.hours, args.lr0)
     try:
         run = train.train(recipe, resume=args.resume)
     except train.TrainingError as error:
@@ -130,6 +131,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
     argv = ["--data", str(args.data), "--model", args.model, "--imgsz", str(args.imgsz), "--epochs",
             str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads),
             "--device", args.device] + (["--hours", str(args.hours)] if args.hours else [])
+    argv += ["--lr0", str(args.lr0)] if args.lr0 else []
     return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume
 
 

@@ -137,6 +137,9 @@ def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratc
     assert tuned["pretrained"] == "models/cards.pt" and tuned["warmup_bias_lr"] == 0.0
     scratch = fit_arguments(Recipe(tmp_path / "data.yaml"))
     assert scratch["pretrained"] is False and scratch["fliplr"] == 0.0
+    assert "lr0" not in tuned and "optimizer" not in tuned  # ultralytics chooses
+    gentle = fit_arguments(Recipe(tmp_path / "data.yaml", model="models/cards.pt", single_class=True, lr0=2e-4))
+    assert gentle["optimizer"] == "AdamW" and gentle["lr0"] == 2e-4
 
 
 def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_path):
@@ -307,3 +310,14 @@ def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_p
     capsys.readouterr()
     assert main(run) != 0  # the same cache asked for without the second set
     assert f"other options: more_scenes {[str(scenes)]!r} (asked None)" in capsys.readouterr().err
+
+
+def test_a_background_run_is_handed_the_same_options_learning_rate_included():
+    from vision.__main__ import _parser
+    from vision.detector_cli import _forwarded
+
+    argv = ["--data", "d.yaml", "--model", "models/cards.pt", "--name", "low", "--hours", "1.5", "--lr0", "0.0002",
+            "--single-class"]
+    args = _parser().parse_args(["train", *argv, "--background"])
+    again = _parser().parse_args(["train", *_forwarded(args)])
+    assert (again.lr0, again.hours, again.single_class, again.name, again.background) == (0.0002, 1.5, True, "low", False)

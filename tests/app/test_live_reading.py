@@ -251,7 +251,7 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
 
 def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_the_demo(qtbot, store):
     from companion.app.main_window import DEMO, RECENT_CORNERS
-    from companion.app.reader import SMALL_CORNER_PX
+    from companion.app.reader import CORNERS_TO_JUDGE, SMALL_CORNER_PX
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
@@ -262,7 +262,7 @@ def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_th
     assert np.median(heights) < SMALL_CORNER_PX
     window.playing = "0"  # as if a camera filmed this table
     window.on_reading(0, readings[0])
-    if len(readings[0].index_heights) < 20:  # too few corners yet to judge
+    if len(readings[0].index_heights) < CORNERS_TO_JUDGE:  # too few corners yet to judge
         assert window.camera_advice.isHidden()
     for number, reading in enumerate(readings[1:], 1):
         window.on_reading(number, reading)

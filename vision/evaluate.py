@@ -196,8 +196,9 @@ def test_frames(scenes: Path, limit: int | None = None):
     the held-out decks."""
     for path, image, truth in labelled_images(scenes, "test", limit):
         views = truth_views(path.with_suffix(".json"), truth)
-        yield image, truth, *(([card["deck"] for card, _ in views], np.array([view["visible"] for _, view in views]))
-                              if views else (None, None))
+        decks = [card["deck"] for card, _ in views] if views else None
+        visible = np.array([view["visible"] for _, view in views]) if views else None
+        yield image, truth, decks, visible
 
 
 def truth_views(scene_json: Path, truth: Detections) -> list[tuple[dict, dict]] | None:

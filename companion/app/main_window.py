@@ -564,7 +564,7 @@ class MainWindow(QMainWindow):
         while the bundled demo plays: nobody can move its camera)."""
         self.recent_corner_heights.extend(reading.index_heights)
         advice = None if self.playing == DEMO else corner_size_advice(
-            list(self.recent_corner_heights), self.model_metrics, self.settings.threshold)
+            self.recent_corner_heights, self.model_metrics, self.settings.threshold)
         self.camera_advice.setText(advice or "")
         self.camera_advice.setVisible(advice is not None)
 

@@ -35,10 +35,11 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
     except Exception as error:  # missing module, missing model file, broken install: all mean "not yet"
         return None, (f"Card reader not available yet: {error}. "
                       "Keep score by entering the cards with “Score hand”.")
-    found = _share_found(metrics)
+    measured = model_metrics(metrics)
+    found = _share_found(measured)
     if found is None:
         return reader, "Card reader ready (its accuracy is not measured: check every card before you confirm a hand)."
-    readable = _share_found(metrics, "readable")
+    readable = _share_found(measured.get("readable"))
     close = (f" ({readable:.0%} of those whose corners the camera sees {READABLE_INDEX_PX} pixels tall or more)"
              if readable is not None else "")
     if found < TRUSTED_SHARE_FOUND:
@@ -47,11 +48,11 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
     return reader, f"Card reader ready: it finds {found:.0%} of the cards on designs it has not seen{close}."
 
 
-def _share_found(metrics: Path, subset: str | None = None) -> float | None:
-    """The share of held-out indexes found at the app's threshold: of all, or of a subset's."""
+def _share_found(measured: Any) -> float | None:
+    """The share of held-out indexes found at the app's threshold, from ``metrics.json`` or its
+    ``readable`` block (``None`` when it isn't there)."""
     try:
-        measured = model_metrics(metrics)
-        return float((measured[subset] if subset else measured)["located"])
+        return float(measured["located"])
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -77,11 +78,11 @@ def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float
         return None
     advice = (f"The camera sees the card corners only about {typical:.0f} pixels tall: move it closer to the "
               f"table, or set it to a higher resolution, until they look {SMALL_CORNER_PX} pixels or taller.")
-    rows = _size_rows(metrics, threshold)
-    small, large = _size_row(rows, typical), _size_row(rows, float("inf"))
-    if small and large and small[0] != large[0]:
-        advice += (f" On card designs it has not seen, the reader names {small[1]:.0%} of corners "
-                   f"{small[0].replace('-', '–')} tall and {large[1]:.0%} of those {large[0]} tall.")
+    sizes = _size_table(_size_rows(metrics, threshold))
+    small = next((row for row in sizes if row[0] <= typical < row[1]), None)
+    if small and small is not sizes[-1] and sizes[-1][1] == float("inf"):  # the largest is "24+ px"
+        advice += (f" On card designs it has not seen, the reader names {small[3]:.0%} of corners "
+                   f"{small[2].replace('-', '–')} tall and {sizes[-1][3]:.0%} of those {sizes[-1][2]} tall.")
     return advice
 
 
@@ -97,16 +98,15 @@ def _size_rows(metrics: dict, threshold: float) -> dict:
     return tables[nearest] if isinstance(tables[nearest], dict) else {}
 
 
-def _size_row(rows: dict, height: float) -> tuple[str, float] | None:
-    """The (size range, share named right) of the ``by_size`` row for corners ``height`` tall:
-    ranges are named ``"8-12 px"``, the largest ``"24+ px"``."""
+def _size_table(rows: dict) -> list[tuple[float, float, str, float]]:
+    """The readable rows of a ``by_size`` table as (low, high, size range, share named right), from
+    the smallest up: ranges are named ``"8-12 px"``, the largest ``"24+ px"``."""
+    table = []
     for name, row in rows.items():
         bounds = name.removesuffix(" px")
         try:
             low, high = (float(bounds[:-1]), float("inf")) if bounds.endswith("+") else map(float, bounds.split("-"))
-            share = float(row["named_right"])
+            table.append((low, high, name, float(row["named_right"])))
         except (ValueError, KeyError, TypeError):
             continue
-        if low <= height < high or (high == float("inf") and height == high):
-            return name, share
-    return None
+    return sorted(table)

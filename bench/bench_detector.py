@@ -2,10 +2,12 @@
 ``YOLO(weights).predict``, measured in the same run, end to end (BGR frame in, detections out).
 
     python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
+                                   [--input-width 1600]
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
-Stock predict runs at the same network input (1280 px wide), so the ratio compares the pipelines,
-not two resolutions.
+Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
+default the width the app reads a 1080p frame at, ``vision.detector.input_width_for(1920)``), so the
+ratio compares the pipelines, not two resolutions.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
-from vision.detector import APP_CONFIDENCE, INPUT_WIDTH, CardDetector  # noqa: E402
+from vision.detector import APP_CONFIDENCE, CardDetector, input_width_for  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
 
 
@@ -53,6 +55,8 @@ def main() -> None:
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--input-width", type=int, default=input_width_for(1920),
+                        help="network input width for every backend (default %(default)s, the app's for 1080p)")
     args = parser.parse_args()
     os.environ["YOLO_OFFLINE"] = "1"
     import torch
@@ -60,27 +64,29 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     frame = synthetic_frame(args.atlas)
+    width = args.input_width
     stock = YOLO(str(args.weights.with_suffix(".pt")))
     timings = {
         "stock YOLO(weights).predict": median_ms(
-            lambda f: stock.predict(f, imgsz=INPUT_WIDTH, conf=APP_CONFIDENCE, device="cpu", verbose=False),
+            lambda f: stock.predict(f, imgsz=width, conf=APP_CONFIDENCE, device="cpu", verbose=False),
             frame, args.repeats),
         "CardDetector ultralytics (reference)": median_ms(
-            CardDetector(args.weights, backend="ultralytics", threads=args.threads).detect, frame, args.repeats),
+            CardDetector(args.weights, backend="ultralytics", threads=args.threads, input_width=width).detect, frame, args.repeats),
         "CardDetector onnx fp32": median_ms(
-            CardDetector(args.weights, backend="onnx", threads=args.threads).detect, frame, args.repeats),
+            CardDetector(args.weights, backend="onnx", threads=args.threads, input_width=width).detect, frame, args.repeats),
     }
     int8, named = args.weights.with_suffix(".int8.onnx"), ""
     if int8.exists():  # written by python -m vision export --int8; what the app runs
-        app = CardDetector(int8, backend="onnx", threads=args.threads)
+        app = CardDetector(int8, backend="onnx", threads=args.threads, input_width=width)
         timings["CardDetector onnx int8 (the app's)"] = median_ms(app.detect, frame, args.repeats)
         if app.classifier is not None:  # the two-stage design: where the time goes
-            boxes = CardDetector(int8, backend="onnx", threads=args.threads, classifier=False)
+            boxes = CardDetector(int8, backend="onnx", threads=args.threads, classifier=False,
+                                 input_width=width)
             timings["CardDetector onnx int8, boxes only (no classifier, as stock)"] = median_ms(
                 boxes.detect, frame, args.repeats)
             named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
     stock_ms = timings["stock YOLO(weights).predict"]
-    print(f"1920x1080 frame, network input {INPUT_WIDTH} px wide, {args.threads} threads, "
+    print(f"1920x1080 frame, network input {width} px wide, {args.threads} threads, "
           f"median of {args.repeats}{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
     for name, ms in timings.items():
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")

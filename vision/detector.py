@@ -5,9 +5,10 @@ Two backends run the same network on the same input and share every step around 
 * ``onnx``: the exported model through ONNX Runtime (fast on a CPU; what the app uses);
 * ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
 
-Pre-processing scales the frame so its width is :data:`INPUT_WIDTH` (the width of the training
-scenes, so corner indexes are the size the network learned: a 1080p frame shrinks to 1280×720) and
-pads it to a multiple of the network's stride. Post-processing keeps boxes over the confidence
+Pre-processing scales the frame to :func:`input_width_for` its width (at least :data:`INPUT_WIDTH`,
+the width of the training scenes, so corner indexes are at least the size the network learned; at
+most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read 1600 px wide) and pads it to a multiple of the
+network's stride. Post-processing keeps boxes over the confidence
 threshold and suppresses overlaps whatever their class: one corner index is one card.
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
@@ -29,7 +30,15 @@ from vision.detections import Detections
 from vision import weights as weight_files
 from vision.weights import load_onnx_session, load_torch_model
 
+#: The width of the training scenes (1280×720): a narrower frame is scaled up to it.
 INPUT_WIDTH = 1280
+#: A wider frame is read at its own width up to this, and shrunk to it beyond. Eleventh session, the
+#: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights): the network run on
+#: frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located 22.9 / 25.9 /
+#: 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993), for an app path of 97 / 150 /
+#: 193 ms a frame on that session's two cores (``bench/bench_detector.py --input-width``). 1600
+#: takes three quarters of the gain within the 150 ms target. A 1280×720 frame reads as before.
+MAX_INPUT_WIDTH = 1600
 STRIDE = 32
 #: The app's confidence threshold: evaluation reports recall and precision per card at this value.
 APP_CONFIDENCE = 0.5
@@ -43,7 +52,9 @@ CLASSIFIER_NAME = "index_classifier"
 
 class CardDetector:
     def __init__(self, weights: Path | str | None = None, backend: str = "onnx", conf: float = APP_CONFIDENCE,
-                 input_width: int = INPUT_WIDTH, classifier=None, threads: int | None = None) -> None:
+                 input_width: int | None = None, classifier=None, threads: int | None = None) -> None:
+        """``input_width``: the network's input width for every frame; by default each frame's own
+        (:func:`input_width_for`)."""
         if backend not in ("onnx", "ultralytics"):
             raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
         # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
@@ -65,7 +76,7 @@ class CardDetector:
         """Corner indexes in the frame, in frame pixels."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
-        tensor, scale = preprocess(frame_bgr, self.input_width)
+        tensor, scale = preprocess(frame_bgr, self.input_width or input_width_for(frame_bgr.shape[1]))
         found = postprocess(self._run(tensor), self.conf, scale)
         if self.classifier is None:
             return found
@@ -73,6 +84,12 @@ class CardDetector:
         # the threshold applies to it too, as the evaluation scores it.
         named = self.classifier.name(frame_bgr, found)
         return named[named.confidence >= self.conf]
+
+
+def input_width_for(frame_width: int) -> int:
+    """The width the network reads a frame this wide at: its own, within
+    [:data:`INPUT_WIDTH`, :data:`MAX_INPUT_WIDTH`]."""
+    return min(max(int(frame_width), INPUT_WIDTH), MAX_INPUT_WIDTH)
 
 
 def preprocess(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, float]:

@@ -92,7 +92,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=int, help="first N test scenes only")
     evaluate.add_argument("--input-width", type=int, help="run the network on frames scaled to this width "
-                          "(default: the detector's own, vision.detector.INPUT_WIDTH)")
+                          "(default: the detector's own for each frame, vision.detector.input_width_for)")
     evaluate.set_defaults(run=_run_evaluate)
 
 

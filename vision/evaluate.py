@@ -337,12 +337,12 @@ def write_plots(report: Report, curves: dict, out: Path) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> str:
     """``python -m vision evaluate``: run, write metrics.json and the PNGs, return a summary."""
-    from vision.detector import APP_CONFIDENCE, INPUT_WIDTH, CardDetector
+    from vision.detector import APP_CONFIDENCE, CardDetector
     from vision.index_classifier import IndexClassifier
 
     classifier = IndexClassifier(args.classifier) if args.classifier else None
     detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier,
-                            input_width=args.input_width or INPUT_WIDTH)
+                            input_width=args.input_width)
     frames = [Frame(truth, detector.detect(image), decks, visible)
               for image, truth, decks, visible in test_frames(args.scenes, args.limit)]
     report, curves = score(frames, APP_CONFIDENCE)

@@ -17,7 +17,8 @@ import pytest
 
 from vision.augment import photograph
 from vision.detections import Detections
-from vision.detector import CardDetector, postprocess, preprocess
+from vision.detector import (INPUT_WIDTH, MAX_INPUT_WIDTH, CardDetector, input_width_for, postprocess,
+                             preprocess)
 from vision.render import render_scene
 from vision.synth import build_scene
 from vision.weights import WeightsError
@@ -76,6 +77,29 @@ def test_preprocess_scales_to_the_input_width_and_pads_to_the_stride():
     rgb, _ = preprocess(bgr, 64)
     assert rgb.flags.c_contiguous
     np.testing.assert_array_equal(rgb[0, :, 0, 0], np.float32([51, 0, 255]) / np.float32(255))  # planes R, G, B
+
+
+def test_each_frame_is_read_at_its_own_width_between_the_training_width_and_the_most():
+    assert input_width_for(960) == INPUT_WIDTH  # the demo's frames are scaled up to the training width
+    assert input_width_for(1280) == 1280
+    assert input_width_for(1366) == 1366
+    assert input_width_for(1920) == MAX_INPUT_WIDTH < 1920  # a 1080p frame is read wider than it trained
+    assert input_width_for(3840) == MAX_INPUT_WIDTH
+
+
+def test_the_detector_reads_a_1080p_frame_at_the_most_width_unless_told_a_width(random_model):
+    widths = []
+
+    def seen(detector):
+        run = detector._run
+        detector._run = lambda tensor: (widths.append(tensor.shape[3]), run(tensor))[1]
+        return detector
+
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    seen(CardDetector(random_model, classifier=False)).detect(frame)
+    seen(CardDetector(random_model, classifier=False)).detect(frame[:540, :960])
+    seen(CardDetector(random_model, classifier=False, input_width=640)).detect(frame)
+    assert widths == [MAX_INPUT_WIDTH, INPUT_WIDTH, 640]
 
 
 def test_postprocess_keeps_one_box_per_index_whatever_its_class_and_maps_back_to_the_frame():

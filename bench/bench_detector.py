@@ -1,5 +1,5 @@
-"""Detector latency on a 1920×1080 synthetic frame: ONNX Runtime, the ultralytics reference, and stock
-``YOLO(weights).predict``, measured in the same run, end to end (BGR frame in, detections out).
+"""Detector latency on a 1920×1080 synthetic frame: OpenVINO (the app's), ONNX Runtime, the ultralytics
+reference and stock ``YOLO(weights).predict``, measured in the same run, end to end (BGR frame in, detections out).
 
     python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
                                    [--input-width 1600]
@@ -66,25 +66,28 @@ def main() -> None:
     frame = synthetic_frame(args.atlas)
     width = args.input_width
     stock = YOLO(str(args.weights.with_suffix(".pt")))
+    def detector(weights: Path, backend: str, **options) -> CardDetector:
+        return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, **options)
+
     timings = {
         "stock YOLO(weights).predict": median_ms(
             lambda f: stock.predict(f, imgsz=width, conf=APP_CONFIDENCE, device="cpu", verbose=False),
             frame, args.repeats),
         "CardDetector ultralytics (reference)": median_ms(
-            CardDetector(args.weights, backend="ultralytics", threads=args.threads, input_width=width).detect, frame, args.repeats),
-        "CardDetector onnx fp32": median_ms(
-            CardDetector(args.weights, backend="onnx", threads=args.threads, input_width=width).detect, frame, args.repeats),
+            detector(args.weights, "ultralytics").detect, frame, args.repeats),
+        "CardDetector onnx fp32": median_ms(detector(args.weights, "onnx").detect, frame, args.repeats),
     }
-    int8, named = args.weights.with_suffix(".int8.onnx"), ""
-    if int8.exists():  # written by python -m vision export --int8; what the app runs
-        app = CardDetector(int8, backend="onnx", threads=args.threads, input_width=width)
-        timings["CardDetector onnx int8 (the app's)"] = median_ms(app.detect, frame, args.repeats)
-        if app.classifier is not None:  # the two-stage design: where the time goes
-            boxes = CardDetector(int8, backend="onnx", threads=args.threads, classifier=False,
-                                 input_width=width)
-            timings["CardDetector onnx int8, boxes only (no classifier, as stock)"] = median_ms(
-                boxes.detect, frame, args.repeats)
-            named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
+    int8 = args.weights.with_suffix(".int8.onnx")
+    if int8.exists():  # written by python -m vision export --int8
+        timings["CardDetector onnx int8"] = median_ms(detector(int8, "onnx").detect, frame, args.repeats)
+    app = detector(args.weights, "openvino")
+    timings[f"CardDetector openvino ({app._run.precision}, the app's)"] = median_ms(app.detect, frame, args.repeats)
+    named = ""
+    if app.classifier is not None:  # the two-stage design: where the time goes
+        boxes = detector(args.weights, "openvino", classifier=False)
+        timings["CardDetector openvino, boxes only (no classifier, as stock)"] = median_ms(
+            boxes.detect, frame, args.repeats)
+        named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
     stock_ms = timings["stock YOLO(weights).predict"]
     print(f"1920x1080 frame, network input {width} px wide, {args.threads} threads, "
           f"median of {args.repeats}{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")

@@ -1,8 +1,8 @@
 """How a find's confidence should join the detector's and the classifier's judgements.
 
     python bench/confidence_rules.py [--scenes datasets/generated/scenes720v2] [--limit N]
-                                     [--detector models/cards.int8.onnx]
-                                     [--classifier models/index_classifier.int8.onnx]
+                                     [--detector models/cards.onnx]
+                                     [--classifier models/index_classifier.onnx]
 
 The app scores a find at ``det * p`` (the detector's confidence times the probability of the card
 the classifier reads best, :meth:`vision.index_classifier.IndexClassifier.name`). This runs the
@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.detections import Detections  # noqa: E402
-from vision.detector import CardDetector  # noqa: E402
+from vision.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
 from vision.evaluate import Frame, class_aps, labelled_images, match  # noqa: E402
 from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
 from vision.weights import WeightsError  # noqa: E402
@@ -70,12 +70,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--limit", type=int, default=None, help="scenes per split (default: all)")
-    parser.add_argument("--detector", type=Path, default=Path("models/cards.int8.onnx"))
-    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.int8.onnx"))
+    parser.add_argument("--detector", type=Path, default=Path("models/cards.onnx"))
+    parser.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
+                        help="what runs both networks (default %(default)s, the app's)")
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
     args = parser.parse_args()
     try:
-        detector = CardDetector(args.detector, conf=0.001, classifier=False)
-        classifier = IndexClassifier(args.classifier)
+        detector = CardDetector(args.detector, args.backend, conf=0.001, classifier=False)
+        classifier = IndexClassifier(args.classifier, runtime=classifier_runtime(args.backend))
         for split in ("val", "test"):
             rows = readings(args.scenes, split, args.limit, detector, classifier)
             for b in POWERS:

@@ -1,8 +1,8 @@
 """Where the two-stage reader loses cards on the held-out decks: the classifier, or the detector.
 
     python bench/diagnose_classifier.py [--scenes datasets/generated/scenes720v2] [--limit 80]
-                                        [--classifier models/index_classifier.int8.onnx]
-                                        [--detector models/cards.int8.onnx]
+                                        [--classifier models/index_classifier.onnx]
+                                        [--detector models/cards.onnx]
 
 Part 1 names the ground-truth index boxes of the first ``--limit`` test scenes as the app reads a
 find (through two windows, both ways up): the share named right, rank right and suit right, by
@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.detections import Detections  # noqa: E402
-from vision.detector import CardDetector  # noqa: E402
+from vision.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
 from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, iou, labelled_images,  # noqa: E402
                              truth_decks)
 from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
@@ -87,13 +87,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--limit", type=int, default=80, help="test scenes to read (default %(default)s)")
-    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.int8.onnx"),
-                        help="the classifier to score (default: the int8 one the app runs)")
-    parser.add_argument("--detector", type=Path, default=Path("models/cards.int8.onnx"))
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"),
+                        help="the classifier to score (default: the one the app runs)")
+    parser.add_argument("--detector", type=Path, default=Path("models/cards.onnx"))
+    parser.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
+                        help="what runs both networks (default %(default)s, the app's)")
     args = parser.parse_args()
     try:
-        classifier = IndexClassifier(args.classifier)
-        detector = CardDetector(args.detector, conf=0.01, classifier=False)
+        classifier = IndexClassifier(args.classifier, runtime=classifier_runtime(args.backend))
+        detector = CardDetector(args.detector, args.backend, conf=0.01, classifier=False)
     except WeightsError as error:
         print(f"diagnose_classifier: {error}", file=sys.stderr)
         return 2

@@ -1,21 +1,24 @@
 """The card detector the app runs: a BGR frame in, :class:`Detections` of corner indexes out.
 
-Two backends run the same network on the same input and share every step around it:
+Three backends run the same network on the same input and share every step around it:
 
-* ``onnx``: the exported model through ONNX Runtime (fast on a CPU; what the app uses);
+* ``openvino``: the fp32 export through OpenVINO, in bfloat16 where the CPU has the instructions
+  (the fastest here: :class:`~vision.weights.OpenVinoModel`; what the app uses);
+* ``onnx``: the exported model through ONNX Runtime (its int8 copy by default);
 * ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
 
 Pre-processing scales the frame to :func:`input_width_for` its width (at least :data:`INPUT_WIDTH`,
 the width of the training scenes, so corner indexes are at least the size the network learned; at
-most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read 1600 px wide) and pads it to a multiple of the
+most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read at its full width) and pads it to a multiple of the
 network's stride. Post-processing keeps boxes over the confidence
 threshold and suppresses overlaps whatever their class: one corner index is one card.
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
 network finds "a corner index" (one class) and the classifier names each crop. A one-class model
-loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given: for the ``onnx``
-backend its int8 export beside an int8 network (``index_classifier.int8.onnx``, what the app runs)
-and its fp32 export beside an fp32 one; its torch save for the reference.
+loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given, run the same way:
+for the ``onnx`` backend its int8 export beside an int8 network (``index_classifier.int8.onnx``) and
+its fp32 export beside an fp32 one; for ``openvino`` the export beside the network, through OpenVINO;
+its torch save for the reference.
 """
 
 from __future__ import annotations
@@ -28,18 +31,21 @@ import numpy as np
 
 from vision.detections import Detections
 from vision import weights as weight_files
-from vision.weights import load_onnx_session, load_torch_model
+from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
 #: The width of the training scenes (1280×720): a narrower frame is scaled up to it.
 INPUT_WIDTH = 1280
 #: A wider frame is read at its own width up to this, and shrunk to it beyond. Eleventh session, the
-#: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights): the network run on
-#: frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located 22.9 / 25.9 /
-#: 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993), for an app path of 97 / 150 /
-#: 193 ms a frame on that session's two cores (``bench/bench_detector.py --input-width``). 1600
-#: takes three quarters of the gain within the 150 ms target. A 1280×720 frame reads as before.
-MAX_INPUT_WIDTH = 1600
+#: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX Runtime int8): the
+#: network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located
+#: 22.9 / 25.9 / 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993). Through OpenVINO
+#: the app's path takes 74 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime int8:
+#: 97 ms at 1280, 198 ms at 1920; ``bench/bench_detector.py --input-width``). A 1280×720 frame
+#: reads as before.
+MAX_INPUT_WIDTH = 1920
 STRIDE = 32
+#: The ways a detector can run its network (see the module's docstring); the app runs the first.
+BACKENDS = ("openvino", "onnx", "ultralytics")
 #: The app's confidence threshold: evaluation reports recall and precision per card at this value.
 APP_CONFIDENCE = 0.5
 NMS_IOU = 0.5
@@ -51,16 +57,19 @@ CLASSIFIER_NAME = "index_classifier"
 
 
 class CardDetector:
-    def __init__(self, weights: Path | str | None = None, backend: str = "onnx", conf: float = APP_CONFIDENCE,
+    def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = APP_CONFIDENCE,
                  input_width: int | None = None, classifier=None, threads: int | None = None) -> None:
         """``input_width``: the network's input width for every frame; by default each frame's own
         (:func:`input_width_for`)."""
-        if backend not in ("onnx", "ultralytics"):
-            raise ValueError(f"backend must be 'onnx' or 'ultralytics', not {backend!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
         weights = Path(weights) if weights is not None else weight_files.default_weights(backend)
         if backend == "onnx":
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
+        elif backend == "openvino":
+            network = OpenVinoModel(weights.with_suffix(".onnx"), threads)
+            self._run, classes = network, network.output_width - 4
         else:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
         # The two-stage design: its classifier ships beside it (classifier=False: boxes only, unnamed).
@@ -68,8 +77,10 @@ class CardDetector:
             from vision.index_classifier import INT8_SUFFIX, IndexClassifier
 
             # The int8 network runs with the int8 classifier, the fp32 export with the fp32 one.
-            suffix = ".pt" if backend != "onnx" else INT8_SUFFIX if weights.name.endswith(INT8_SUFFIX) else ".onnx"
-            classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads)
+            int8 = weights.name.endswith(INT8_SUFFIX)
+            suffix = ".pt" if backend == "ultralytics" else INT8_SUFFIX if int8 else ".onnx"
+            classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
+                                         runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
@@ -84,6 +95,11 @@ class CardDetector:
         # the threshold applies to it too, as the evaluation scores it.
         named = self.classifier.name(frame_bgr, found)
         return named[named.confidence >= self.conf]
+
+
+def classifier_runtime(backend: str) -> str:
+    """What runs an exported index classifier beside a detector of this backend."""
+    return "openvino" if backend == "openvino" else "onnxruntime"
 
 
 def input_width_for(frame_width: int) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vision.detector import BACKENDS
 from vision.weights import DEFAULT_WEIGHTS, WeightsError
 
 
@@ -87,7 +88,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
     evaluate.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
     evaluate.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
-    evaluate.add_argument("--backend", choices=("onnx", "ultralytics"), default="onnx")
+    evaluate.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
+                          help="what runs the network (default %(default)s, the app's)")
     evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=int, help="first N test scenes only")

@@ -129,15 +129,22 @@ class IndexClassifier:
     of the bench frame both ways up, with both cores taken by other work, took 466 ms in torch on two
     threads against 48 ms in ONNX Runtime (27 and 23 ms on one thread; sixth session)."""
 
-    def __init__(self, weights: Path, threads: int | None = None) -> None:
+    def __init__(self, weights: Path, threads: int | None = None, runtime: str = "onnxruntime") -> None:
+        """``runtime``: what runs an ``.onnx`` export, ``"onnxruntime"`` or ``"openvino"``
+        (:class:`~vision.weights.OpenVinoModel`)."""
         from vision.weights import WeightsError
 
         weights = Path(weights)
         self.weights = weights  #: the file it runs
-        self.model, self._session = None, None
+        self.model, self._run = None, None
         if weights.suffix == ".onnx":
-            self._session = _onnx_session(weights, threads)
-            self.classes = self._session.get_outputs()[0].shape[1]
+            if runtime == "openvino":
+                self._run = _openvino_model(weights, threads)
+                self.classes = self._run.output_width
+            else:
+                session = _onnx_session(weights, threads)
+                self._run = lambda array: session.run(None, {ONNX_INPUT: array})[0]
+                self.classes = session.get_outputs()[0].shape[1]
             return
         rebuild = f"rebuild it: python -m vision classifier --out {weights} (see models/MODEL_CARD.md)"
         if not weights.is_file():
@@ -151,8 +158,8 @@ class IndexClassifier:
         self.classes = self.model.head[3].out_features
 
     def _logits(self, crops_bgr: np.ndarray) -> np.ndarray:
-        if self._session is not None:
-            return self._session.run(None, {ONNX_INPUT: to_array(crops_bgr)})[0]
+        if self._run is not None:
+            return self._run(to_array(crops_bgr))
         import torch
 
         with torch.inference_mode():
@@ -234,7 +241,21 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 def _onnx_session(path: Path, threads: int | None):
     """An ONNX Runtime session of an exported classifier, or WeightsError saying how to make it."""
-    from vision.weights import WeightsError, load_onnx_session
+    from vision.weights import load_onnx_session
+
+    return load_onnx_session(path, threads, error=_export_error)
+
+
+def _openvino_model(path: Path, threads: int | None):
+    """An exported classifier compiled by OpenVINO, or WeightsError saying how to make it."""
+    from vision.weights import OpenVinoModel
+
+    return OpenVinoModel(path, threads, error=_export_error)
+
+
+def _export_error(path: Path, problem: str):
+    """The WeightsError of a missing or unreadable classifier export: what it is and how to make it."""
+    from vision.weights import WeightsError
 
     int8 = path.name.endswith(INT8_SUFFIX)
     source = path.with_name(path.name.removesuffix(INT8_SUFFIX if int8 else ".onnx") + ".pt")
@@ -246,7 +267,7 @@ def _onnx_session(path: Path, threads: int | None):
     else:
         hint = (f"train one with python -m vision classifier --out {source} (see models/MODEL_CARD.md), which "
                 "exports it too")
-    return load_onnx_session(path, threads, error=lambda _, problem: WeightsError(f"{path}: {problem}; {hint}"))
+    return WeightsError(f"{path}: {problem}; {hint}")
 
 
 def crop_accuracy(classifier: IndexClassifier, contexts: np.ndarray, labels: np.ndarray) -> float:

@@ -39,9 +39,9 @@ INPUT_WIDTH = 1280
 #: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX Runtime int8): the
 #: network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located
 #: 22.9 / 25.9 / 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993). Through OpenVINO
-#: the app's path takes 74 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime int8:
-#: 97 ms at 1280, 198 ms at 1920; ``bench/bench_detector.py --input-width``). A 1280×720 frame
-#: reads as before.
+#: the app's path takes 72–73 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime
+#: int8: 97 ms at 1280, 183–198 ms at 1920; ``bench/bench_detector.py --input-width``). A 1280×720
+#: frame reads as before.
 MAX_INPUT_WIDTH = 1920
 STRIDE = 32
 #: The ways a detector can run its network (see the module's docstring); the app runs the first.

@@ -337,10 +337,11 @@ def write_plots(report: Report, curves: dict, out: Path) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> str:
     """``python -m vision evaluate``: run, write metrics.json and the PNGs, return a summary."""
-    from vision.detector import APP_CONFIDENCE, CardDetector
+    from vision.detector import APP_CONFIDENCE, CardDetector, classifier_runtime
     from vision.index_classifier import IndexClassifier
 
-    classifier = IndexClassifier(args.classifier) if args.classifier else None
+    classifier = (IndexClassifier(args.classifier, runtime=classifier_runtime(args.backend))
+                  if args.classifier else None)
     detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier,
                             input_width=args.input_width)
     frames = [Frame(truth, detector.detect(image), decks, visible)

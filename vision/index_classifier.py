@@ -124,7 +124,8 @@ class IndexClassifier:
     judges no index a low probability for every card, so its confidence falls.
 
     ``weights`` is a training save (``.pt``, run by torch) or its export (``.onnx``, see
-    :func:`vision.index_net.export_onnx`), run by ONNX Runtime on ``threads`` threads: what the app runs. Torch's
+    :func:`vision.index_net.export_onnx`), run by ONNX Runtime or OpenVINO (what the app runs, eleventh
+    session) on ``threads`` threads. Torch's
     threads wait on each other when the cores are busy (the camera, the window): naming the 21 finds
     of the bench frame both ways up, with both cores taken by other work, took 466 ms in torch on two
     threads against 48 ms in ONNX Runtime (27 and 23 ms on one thread; sixth session)."""

@@ -77,9 +77,9 @@ class OpenVinoModel:
     its first output. OpenVINO picks the CPU's fastest precision: bfloat16 where the CPU has the
     instructions (AMX or AVX-512 BF16, as this project's machines), else float32.
 
-    Eleventh session, the shipped fp32 detector export on a 1920-px-wide frame, two threads: 59 ms
-    a run in OpenVINO (bfloat16) against 67 ms for the int8 model and 110 ms for fp32 in ONNX
-    Runtime at 1280 px; the classifier's 84 crops 2.7 ms against 5.4 ms (int8, ONNX Runtime).
+    Eleventh session, the shipped detector on a 1920-px-wide frame, two threads: 59 ms a run in
+    OpenVINO (bfloat16, the fp32 export) against 188 ms (int8) and 212 ms (fp32) in ONNX Runtime;
+    the classifier's 84 crops 2.7 ms against 5.4 ms (int8, ONNX Runtime).
     Forced to float32 OpenVINO took 150 ms at 1920 px: the gain is the bfloat16 instructions."""
 
     def __init__(self, path: Path, threads: int | None = None, error=None, precision: str | None = None) -> None:

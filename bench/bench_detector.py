@@ -1,8 +1,9 @@
-"""Detector latency on a 1920×1080 synthetic frame: OpenVINO (the app's), ONNX Runtime, the ultralytics
-reference and stock ``YOLO(weights).predict``, measured in the same run, end to end (BGR frame in, detections out).
+"""Detector latency on a 1920×1080 synthetic frame: OpenVINO (the app's), ONNX Runtime, the
+ultralytics reference and stock ``YOLO(weights).predict``, measured in the same run, end to end (BGR
+frame in, detections out).
 
     python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
-                                   [--input-width 1600]
+                                   [--input-width 1920]
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
 Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
@@ -66,6 +67,7 @@ def main() -> None:
     frame = synthetic_frame(args.atlas)
     width = args.input_width
     stock = YOLO(str(args.weights.with_suffix(".pt")))
+
     def detector(weights: Path, backend: str, **options) -> CardDetector:
         return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, **options)
 

@@ -8,6 +8,7 @@ export); ``models/cards.onnx`` is its fp32 export, which the app runs through Op
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -84,15 +85,13 @@ class OpenVinoModel:
 
     def __init__(self, path: Path, threads: int | None = None, error=None, precision: str | None = None) -> None:
         """``precision``: ``"f32"`` or ``"bf16"`` to choose rather than let OpenVINO pick."""
-        import openvino as ov
-
         error = error or weights_error
         path = check_exists(path, error)
         config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": threads or os.cpu_count() or 1}
         if precision:
             config["INFERENCE_PRECISION_HINT"] = precision
         try:
-            self._compiled = ov.Core().compile_model(str(path), "CPU", config)
+            self._compiled = _openvino_core().compile_model(str(path), "CPU", config)
         except Exception as problem:  # OpenVINO raises RuntimeError and its own types for bad files
             raise error(path, f"not a readable ONNX model ({type(problem).__name__})") from None
         self._request = self._compiled.create_infer_request()
@@ -103,6 +102,14 @@ class OpenVinoModel:
 
     def __call__(self, array: np.ndarray) -> np.ndarray:
         return self._request.infer({0: array})[0]
+
+
+@functools.cache
+def _openvino_core():
+    """The process's one OpenVINO runtime: the detector and its classifier share it (OpenVINO's advice)."""
+    import openvino as ov
+
+    return ov.Core()
 
 
 def load_torch_model(path: Path):

@@ -1,0 +1,94 @@
+"""How much would the classifier gain from learning the players' own deck?
+
+    python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
+                                    [--classifier models/index_classifier.pt] [--threads 1]
+
+The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
+shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
+usual augmentation) on that deck's labelled indexes in the first half of the test scenes, as the
+cards players confirm at the end of a hand would label them, then both classifiers read the deck's
+indexes in the other half as the app reads a find (two windows, both ways up). Printed per deck:
+crops named right by the shipped classifier and by the adapted one, all and readable
+(:data:`vision.reading.READABLE_INDEX_PX` tall or more, :data:`vision.evaluate.READABLE_VISIBLE`
+uncovered). An experiment, not a feature: the app does not learn a deck yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.evaluate import READABLE_VISIBLE, test_frames  # noqa: E402
+from vision.index_classifier import BACKGROUND, CONTEXT, WINDOW, IndexClassifier, window_crops  # noqa: E402
+from vision.reading import READABLE_INDEX_PX  # noqa: E402
+
+
+def deck_indexes(frames: list, deck: str):
+    """(image, boxes, card ids, readable) of the deck's labelled indexes, frame by frame."""
+    for image, truth, decks, visible in frames:
+        mine = np.array(decks or [""] * len(truth)) == deck
+        if mine.any():
+            boxes = truth.xyxy[mine]
+            seen = visible[mine] if visible is not None else np.ones(mine.sum())
+            yield image, boxes, truth.class_id[mine], (boxes[:, 3] - boxes[:, 1] >= READABLE_INDEX_PX) & (
+                seen >= READABLE_VISIBLE)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
+    parser.add_argument("--minutes", type=float, default=1.0, help="fine-tuning per deck (default %(default)s)")
+    parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    import torch
+
+    from vision.index_net import train_classifier
+
+    torch.set_num_threads(args.threads)
+    frames = list(test_frames(args.scenes))
+    learn, score = frames[:len(frames) // 2], frames[len(frames) // 2:]
+    shipped = IndexClassifier(args.classifier)
+    decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
+    print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")
+    totals = np.zeros((2, 2, 2))  # (shipped, adapted) × (all, readable) × (right, crops)
+    for deck in decks:
+        contexts, labels = [], []
+        for image, boxes, ids, _ in deck_indexes(learn, deck):
+            contexts.append(window_crops(image, boxes, CONTEXT, 2 * WINDOW))
+            labels.append(ids)
+        # The shipped classifier has a background class: one plain grey context keeps its head whole.
+        contexts = np.concatenate(contexts + [np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)])
+        labels = np.concatenate(labels + [np.array([BACKGROUND])]).astype(np.int64)
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "adapted.pt"
+            train_classifier(contexts, labels, out, args.minutes, batch=128, init=args.classifier, lr=args.lr,
+                             log=lambda _: None)
+            adapted = IndexClassifier(out)
+            counts = np.zeros((2, 2, 2))
+            for image, boxes, ids, readable in deck_indexes(score, deck):
+                for row, classifier in enumerate((shipped, adapted)):
+                    right = classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids
+                    counts[row] += [[right.sum(), len(right)], [right[readable].sum(), readable.sum()]]
+        totals += counts
+        rate = counts[..., 0] / counts[..., 1]
+        print(f"{deck:24s} learnt from {len(labels) - 1:5d} crops ({time.monotonic() - started:3.0f} s), scored "
+              f"{int(counts[0, 0, 1]):5d} ({int(counts[0, 1, 1])} readable): named right {rate[0, 0]:.3f} -> "
+              f"{rate[1, 0]:.3f}, readable {rate[0, 1]:.3f} -> {rate[1, 1]:.3f}")
+    rate = totals[..., 0] / totals[..., 1]
+    print(f"{'all held-out decks':24s} named right {rate[0, 0]:.3f} -> {rate[1, 0]:.3f}, "
+          f"readable {rate[0, 1]:.3f} -> {rate[1, 1]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

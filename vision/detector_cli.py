@@ -67,9 +67,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             help="lowest detector confidence of the false finds (default %(default)s)")
     classifier.add_argument("--drawn", type=int, default=0, metavar="N",
                             help="add N index crops drawn in the installed typefaces (vision.index_glyphs)")
-    classifier.add_argument("--augment", choices=("basic", "strong"), default="basic",
-                            help="augmentation of the training crops (default %(default)s; strong adds narrow and "
-                                 "wide letters, thin and bold strokes, motion blur and JPEG)")
     classifier.add_argument("--crops-cache", type=Path, metavar="DIR",
                             help="keep the training crops made from these options in DIR, and take them from "
                                  "there when DIR has them (saves their making: minutes to half an hour)")
@@ -155,8 +152,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
     contexts, labels = _cached_crops(args) or _training_crops(args, detector)
     summary = index_net.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                          log=lambda line: print(line, flush=True), init=args.init,
-                                         width=args.width, lr=args.lr,
-                                         strong=args.augment == "strong")
+                                         width=args.width, lr=args.lr)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)

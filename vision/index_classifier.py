@@ -98,43 +98,24 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     return np.concatenate(crops) if crops else np.empty((0, CONTEXT, CONTEXT, 3), np.uint8)
 
 
-def augment(context: np.ndarray, rng: np.random.Generator, strong: bool = False) -> np.ndarray:
+def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box (or upside
-    down), recoloured. ``strong`` adds what unseen decks and cameras vary in besides: letters narrower
-    or wider (x and y scaled apart, slanted), strokes thinner or bolder, motion blur and JPEG."""
-    if strong and rng.random() < 0.3:  # thinner or bolder strokes, at the context's finer resolution
-        kernel = np.ones((2, 2), np.uint8)
-        context = cv2.erode(context, kernel) if rng.random() < 0.5 else cv2.dilate(context, kernel)
+    down), recoloured."""
     centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
     zoom = 2 * rng.uniform(0.85, 1.2) * CROP / CONTEXT
     # Turned a little like a detector's box, and half the time upside down: a card turned round is the
     # same card, and the far team's cards reach the camera that way.
     turn = rng.uniform(-15, 15) + (180 if rng.random() < 0.5 else 0)
     matrix = cv2.getRotationMatrix2D(tuple(centre), turn, zoom)
-    if strong:  # condensed or extended letters, slanted a little: x and y scaled apart, then sheared
-        squeeze = np.sqrt(rng.uniform(0.75, 1.33))
-        shape = np.array([[squeeze, rng.uniform(-0.15, 0.15)], [0, 1 / squeeze]])
-        matrix = np.hstack([shape @ matrix[:, :2], (shape @ (matrix[:, 2] - centre) + centre)[:, None]])
     matrix[:, 2] += CROP / 2 - centre
     crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure
-    if strong and rng.random() < 0.15:  # a hand or the camera moving: a short line of blur
-        length = int(rng.integers(2, 5))
-        kernel = np.zeros((length, length), np.float32)
-        kernel[length // 2] = 1 / length
-        rotation = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rotation, (length, length))
-        crop = cv2.filter2D(crop, -1, kernel / max(kernel.sum(), 1e-6))
-    elif rng.random() < (0.4 if strong else 0.3):
-        crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.4, 1.5 if strong else 1.2))
+    if rng.random() < 0.3:
+        crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.4, 1.2))
     crop += rng.normal(0, rng.uniform(0, 8), crop.shape)
     if rng.random() < 0.05:  # now and then no colour at all, so shapes are learnt as well as red/black
         crop[:] = crop.mean(axis=2, keepdims=True)
-    crop = np.clip(crop, 0, 255).astype(np.uint8)
-    if strong and rng.random() < 0.3:  # a webcam's compression
-        _, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 85))])
-        crop = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
-    return crop
+    return np.clip(crop, 0, 255).astype(np.uint8)
 
 
 class IndexClassifier:

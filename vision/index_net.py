@@ -54,12 +54,11 @@ def load_net(weights: Path) -> IndexNet:
 
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
-                     save_every: float = 5.0, lr: float = 3e-3, strong: bool = False) -> dict:
+                     save_every: float = 5.0, lr: float = 3e-3) -> dict:
     """Train for a wall-clock budget (continuing ``init`` if given, at its width); saves ``{"state",
     "width", "crops_seen", "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the
     counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``
-    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled).
-    ``strong``: :func:`~vision.index_classifier.augment`'s stronger augmentation."""
+    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
@@ -89,7 +88,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         for group in optimiser.param_groups:
             group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
         pick = rng.integers(0, len(contexts), batch)
-        crops = np.stack([augment(contexts[i], rng, strong) for i in pick])
+        crops = np.stack([augment(contexts[i], rng) for i in pick])
         loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
         optimiser.zero_grad()
         loss.backward()

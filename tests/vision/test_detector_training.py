@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 import torch
@@ -322,18 +321,3 @@ def test_a_background_run_is_handed_the_same_options_learning_rate_included():
     args = _parser().parse_args(["train", *argv, "--background"])
     again = _parser().parse_args(["train", *_forwarded(args)])
     assert (again.lr0, again.hours, again.single_class, again.name, again.background) == (0.0002, 1.5, True, "low", False)
-
-
-def test_strong_augmentation_keeps_the_index_centred_and_varies_its_shape():
-    context = np.zeros((ic.CONTEXT, ic.CONTEXT, 3), np.uint8)
-    cv2.circle(context, (ic.CONTEXT // 2, ic.CONTEXT // 2), 8, (255, 255, 255), -1)  # an "index" in the middle
-    rng = np.random.default_rng(1)
-    centres, aspects = [], []
-    for _ in range(80):
-        crop = ic.augment(context, rng, strong=True)
-        assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
-        ys, xs = np.nonzero(crop.mean(axis=2) > 128)
-        centres.append(np.hypot(xs.mean() - (ic.CROP - 1) / 2, ys.mean() - (ic.CROP - 1) / 2))
-        aspects.append(np.ptp(xs) / max(np.ptp(ys), 1))
-    assert max(centres) < 7  # moved as a detector's box may be (up to 0.12 of the context each way), no more
-    assert min(aspects) < 0.9 and max(aspects) > 1.1  # condensed and extended letters both drawn

@@ -1,13 +1,15 @@
 """How much would the classifier gain from learning the players' own deck?
 
     python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
-                                    [--classifier models/index_classifier.pt] [--threads 1]
+                                    [--learn-scenes N] [--classifier models/index_classifier.pt]
+                                    [--threads 1]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
 shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
-usual augmentation) on that deck's labelled indexes in the first half of the test scenes, as the
-cards players confirm at the end of a hand would label them, then both classifiers read the deck's
-indexes in the other half as the app reads a find (two windows, both ways up). Printed per deck:
+usual augmentation) on that deck's labelled indexes in the first half of the test scenes (or its
+first ``--learn-scenes``), as the cards players confirm at the end of a hand would label them, then
+both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
+both ways up). Printed per deck:
 crops named right by the shipped classifier and by the adapted one, all and readable
 (:data:`vision.reading.READABLE_INDEX_PX` tall or more, :data:`vision.evaluate.READABLE_VISIBLE`
 uncovered). An experiment, not a feature: the app does not learn a deck yet.
@@ -44,6 +46,7 @@ def deck_indexes(frames: list, deck: str):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
+    parser.add_argument("--learn-scenes", type=int, help="learn from this many scenes (default: the first half)")
     parser.add_argument("--minutes", type=float, default=1.0, help="fine-tuning per deck (default %(default)s)")
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
@@ -55,7 +58,9 @@ def main() -> int:
 
     torch.set_num_threads(args.threads)
     frames = list(test_frames(args.scenes))
-    learn, score = frames[:len(frames) // 2], frames[len(frames) // 2:]
+    if not 0 < (args.learn_scenes or 1) <= len(frames) // 2:
+        parser.error(f"--learn-scenes: 1 to {len(frames) // 2} (the first half of {args.scenes}'s test scenes)")
+    learn, score = frames[:args.learn_scenes or len(frames) // 2], frames[len(frames) // 2:]
     shipped = IndexClassifier(args.classifier)
     decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
     print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")

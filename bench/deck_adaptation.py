@@ -9,10 +9,10 @@ shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_
 usual augmentation) on that deck's labelled indexes in the first half of the test scenes (or its
 first ``--learn-scenes``), as the cards players confirm at the end of a hand would label them, then
 both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
-both ways up). Printed per deck:
-crops named right by the shipped classifier and by the adapted one, all and readable
-(:data:`vision.reading.READABLE_INDEX_PX` tall or more, :data:`vision.evaluate.READABLE_VISIBLE`
-uncovered). An experiment, not a feature: the app does not learn a deck yet.
+both ways up). Printed per deck: crops named right by the shipped classifier and by the adapted
+one, all and readable (:data:`vision.reading.READABLE_INDEX_PX` tall or more,
+:data:`vision.evaluate.READABLE_VISIBLE` uncovered). An experiment, not a feature: the app does not
+learn a deck yet. Holds the test scenes in memory (about 0.7 GB for 250 frames of 1280×720).
 """
 
 from __future__ import annotations
@@ -56,12 +56,18 @@ def main() -> int:
 
     from vision.index_net import train_classifier
 
+    from vision.weights import WeightsError
+
     torch.set_num_threads(args.threads)
-    frames = list(test_frames(args.scenes))
+    try:
+        frames = list(test_frames(args.scenes))
+        shipped = IndexClassifier(args.classifier)
+    except (FileNotFoundError, WeightsError) as error:
+        print(f"deck_adaptation: {error}", file=sys.stderr)
+        return 2
     if not 0 < (args.learn_scenes or 1) <= len(frames) // 2:
         parser.error(f"--learn-scenes: 1 to {len(frames) // 2} (the first half of {args.scenes}'s test scenes)")
     learn, score = frames[:args.learn_scenes or len(frames) // 2], frames[len(frames) // 2:]
-    shipped = IndexClassifier(args.classifier)
     decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
     print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")
     totals = np.zeros((2, 2, 2))  # (shipped, adapted) × (all, readable) × (right, crops)
@@ -70,6 +76,9 @@ def main() -> int:
         for image, boxes, ids, _ in deck_indexes(learn, deck):
             contexts.append(window_crops(image, boxes, CONTEXT, 2 * WINDOW))
             labels.append(ids)
+        if not labels:
+            print(f"{deck:24s} not in the first {len(learn)} scenes: nothing to learn from")
+            continue
         # The shipped classifier has a background class: one plain grey context keeps its head whole.
         contexts = np.concatenate(contexts + [np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)])
         labels = np.concatenate(labels + [np.array([BACKGROUND])]).astype(np.int64)
@@ -84,12 +93,17 @@ def main() -> int:
                 for row, classifier in enumerate((shipped, adapted)):
                     right = classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids
                     counts[row] += [[right.sum(), len(right)], [right[readable].sum(), readable.sum()]]
+        if not counts[0, 0, 1]:
+            print(f"{deck:24s} not in the last {len(score)} scenes: nothing to score")
+            continue
         totals += counts
-        rate = counts[..., 0] / counts[..., 1]
+        with np.errstate(invalid="ignore"):  # a deck without readable indexes reads nan there
+            rate = counts[..., 0] / counts[..., 1]
         print(f"{deck:24s} learnt from {len(labels) - 1:5d} crops ({time.monotonic() - started:3.0f} s), scored "
               f"{int(counts[0, 0, 1]):5d} ({int(counts[0, 1, 1])} readable): named right {rate[0, 0]:.3f} -> "
               f"{rate[1, 0]:.3f}, readable {rate[0, 1]:.3f} -> {rate[1, 1]:.3f}")
-    rate = totals[..., 0] / totals[..., 1]
+    with np.errstate(invalid="ignore"):
+        rate = totals[..., 0] / totals[..., 1]
     print(f"{'all held-out decks':24s} named right {rate[0, 0]:.3f} -> {rate[1, 0]:.3f}, "
           f"readable {rate[0, 1]:.3f} -> {rate[1, 1]:.3f}")
     return 0

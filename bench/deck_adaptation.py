@@ -2,7 +2,7 @@
 
     python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
                                     [--learn-scenes N] [--classifier models/index_classifier.pt]
-                                    [--threads 1]
+                                    [--threads 1] [--pooled]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
 shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
@@ -13,6 +13,11 @@ both ways up). Printed per deck: crops named right by the shipped classifier and
 one, all and readable (:data:`vision.reading.READABLE_INDEX_PX` tall or more,
 :data:`vision.evaluate.READABLE_VISIBLE` uncovered). An experiment, not a feature: the app does not
 learn a deck yet. Holds the test scenes in memory (about 0.7 GB for 250 frames of 1280×720).
+
+``--pooled`` learns one classifier from all the held-out decks' indexes at once (most test tables
+mix two designs, as real ones may) and scores the detector's finds on the other half named by each
+classifier: mAP50 of every index and of the readable ones, as ``python -m vision evaluate`` scores
+them.
 """
 
 from __future__ import annotations
@@ -43,6 +48,44 @@ def deck_indexes(frames: list, deck: str):
                 seen >= READABLE_VISIBLE)
 
 
+def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
+                      folder: Path) -> tuple[IndexClassifier, int]:
+    """The shipped classifier fine-tuned on the indexes of ``decks`` in ``frames`` (saved in
+    ``folder``), and how many indexes it learnt from."""
+    from vision.index_net import train_classifier
+
+    contexts, labels = [], []
+    for deck in decks:
+        for image, boxes, ids, _ in deck_indexes(frames, deck):
+            contexts.append(window_crops(image, boxes, CONTEXT, 2 * WINDOW))
+            labels.append(ids)
+    # The shipped classifier has a background class: one plain grey context keeps its head whole.
+    contexts = np.concatenate(contexts + [np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)])
+    labels = np.concatenate(labels + [np.array([BACKGROUND])]).astype(np.int64)
+    out = folder / "adapted.pt"
+    train_classifier(contexts, labels, out, args.minutes, batch=128, init=args.classifier, lr=args.lr,
+                     log=lambda _: None)
+    return IndexClassifier(out), len(labels) - 1
+
+
+def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier, args: argparse.Namespace) -> int:
+    """One classifier learnt from every deck; the detector's finds on ``score`` named by each."""
+    from vision.detector import CardDetector
+    from vision.evaluate import LOW_CONFIDENCE, Frame, class_aps, readable_only
+
+    detector = CardDetector(conf=LOW_CONFIDENCE, classifier=False, threads=args.threads)
+    with tempfile.TemporaryDirectory() as folder:
+        adapted, learnt = learnt_classifier(learn, decks, args, Path(folder))
+        print(f"learnt from {learnt} indexes of {len(decks)} decks")
+        finds = [detector.detect(image) for image, _, _, _ in score]
+        for label, classifier in (("shipped", shipped), ("adapted", adapted)):
+            frames = [Frame(truth, classifier.name(image, found), frame_decks, visible)
+                      for (image, truth, frame_decks, visible), found in zip(score, finds)]
+            every, readable = (np.nanmean(class_aps(scored)[0][:, 0]) for scored in (frames, readable_only(frames)))
+            print(f"{label:8s} classifier: mAP50 {every:.3f}, readable indexes alone {readable:.3f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
@@ -51,10 +94,9 @@ def main() -> int:
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
     args = parser.parse_args()
     import torch
-
-    from vision.index_net import train_classifier
 
     from vision.weights import WeightsError
 
@@ -70,24 +112,16 @@ def main() -> int:
     learn, score = frames[:args.learn_scenes or len(frames) // 2], frames[len(frames) // 2:]
     decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
     print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")
+    if args.pooled:
+        return pooled(learn, score, decks, shipped, args)
     totals = np.zeros((2, 2, 2))  # (shipped, adapted) × (all, readable) × (right, crops)
     for deck in decks:
-        contexts, labels = [], []
-        for image, boxes, ids, _ in deck_indexes(learn, deck):
-            contexts.append(window_crops(image, boxes, CONTEXT, 2 * WINDOW))
-            labels.append(ids)
-        if not labels:
+        if next(deck_indexes(learn, deck), None) is None:
             print(f"{deck:24s} not in the first {len(learn)} scenes: nothing to learn from")
             continue
-        # The shipped classifier has a background class: one plain grey context keeps its head whole.
-        contexts = np.concatenate(contexts + [np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)])
-        labels = np.concatenate(labels + [np.array([BACKGROUND])]).astype(np.int64)
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
-            out = Path(folder) / "adapted.pt"
-            train_classifier(contexts, labels, out, args.minutes, batch=128, init=args.classifier, lr=args.lr,
-                             log=lambda _: None)
-            adapted = IndexClassifier(out)
+            adapted, learnt = learnt_classifier(learn, [deck], args, Path(folder))
             counts = np.zeros((2, 2, 2))
             for image, boxes, ids, readable in deck_indexes(score, deck):
                 for row, classifier in enumerate((shipped, adapted)):
@@ -99,7 +133,7 @@ def main() -> int:
         totals += counts
         with np.errstate(invalid="ignore"):  # a deck without readable indexes reads nan there
             rate = counts[..., 0] / counts[..., 1]
-        print(f"{deck:24s} learnt from {len(labels) - 1:5d} crops ({time.monotonic() - started:3.0f} s), scored "
+        print(f"{deck:24s} learnt from {learnt:5d} crops ({time.monotonic() - started:3.0f} s), scored "
               f"{int(counts[0, 0, 1]):5d} ({int(counts[0, 1, 1])} readable): named right {rate[0, 0]:.3f} -> "
               f"{rate[1, 0]:.3f}, readable {rate[0, 1]:.3f} -> {rate[1, 1]:.3f}")
     with np.errstate(invalid="ignore"):

@@ -68,6 +68,13 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
     return IndexClassifier(out), len(labels) - 1
 
 
+def named_right(classifier: IndexClassifier, frames: list, deck: str) -> float:
+    """The share of the deck's indexes in ``frames`` the classifier names right (nan without any)."""
+    right = [classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids
+             for image, boxes, ids, _ in deck_indexes(frames, deck)]
+    return float(np.concatenate(right).mean()) if right else float("nan")
+
+
 def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier, args: argparse.Namespace) -> int:
     """One classifier learnt from every deck; the detector's finds on ``score`` named by each."""
     from vision.detector import CardDetector
@@ -95,6 +102,9 @@ def main() -> int:
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
+    parser.add_argument("--guard", action="store_true",
+                        help="learn from four fifths of the learning scenes and keep what is learnt only if it "
+                             "names the deck's indexes in the last fifth better than the shipped classifier")
     args = parser.parse_args()
     import torch
 
@@ -121,7 +131,14 @@ def main() -> int:
             continue
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
-            adapted, learnt = learnt_classifier(learn, [deck], args, Path(folder))
+            check = learn[len(learn) * 4 // 5:] if args.guard else []
+            adapted, learnt = learnt_classifier(learn[:len(learn) - len(check)], [deck], args, Path(folder))
+            if check:
+                shipped_right, adapted_right = (named_right(classifier, check, deck) for classifier in (shipped, adapted))
+                kept = adapted_right > shipped_right
+                print(f"{deck:24s} held-back check: shipped {shipped_right:.3f}, adapted {adapted_right:.3f}: "
+                      f"{'kept' if kept else 'refused'}")
+                adapted = adapted if kept else shipped
             counts = np.zeros((2, 2, 2))
             for image, boxes, ids, readable in deck_indexes(score, deck):
                 for row, classifier in enumerate((shipped, adapted)):

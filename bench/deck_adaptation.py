@@ -2,7 +2,7 @@
 
     python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
                                     [--learn-scenes N] [--classifier models/index_classifier.pt]
-                                    [--threads 1] [--pooled]
+                                    [--threads 1] [--pooled | --guard]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
 shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
@@ -17,7 +17,9 @@ learn a deck yet. Holds the test scenes in memory (about 0.7 GB for 250 frames o
 ``--pooled`` learns one classifier from all the held-out decks' indexes at once (most test tables
 mix two designs, as real ones may) and scores the detector's finds on the other half named by each
 classifier: mAP50 of every index and of the readable ones, as ``python -m vision evaluate`` scores
-them.
+them. ``--guard`` learns each deck from the first four fifths of its learning scenes and keeps what
+it learnt only if that names the deck's indexes in the last fifth better than the shipped
+classifier does, as an app should before trusting a deck learnt from a few hands.
 """
 
 from __future__ import annotations
@@ -122,20 +124,23 @@ def main() -> int:
     learn, score = frames[:args.learn_scenes or len(frames) // 2], frames[len(frames) // 2:]
     decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
     print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")
+    if args.pooled and args.guard:
+        parser.error("--guard checks one deck at a time: not with --pooled")
     if args.pooled:
         return pooled(learn, score, decks, shipped, args)
     totals = np.zeros((2, 2, 2))  # (shipped, adapted) × (all, readable) × (right, crops)
+    check = learn[max(1, len(learn) * 4 // 5):] if args.guard else []
+    learning = learn[:len(learn) - len(check)]
     for deck in decks:
-        if next(deck_indexes(learn, deck), None) is None:
-            print(f"{deck:24s} not in the first {len(learn)} scenes: nothing to learn from")
+        if next(deck_indexes(learning, deck), None) is None:
+            print(f"{deck:24s} not in the first {len(learning)} scenes: nothing to learn from")
             continue
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
-            check = learn[len(learn) * 4 // 5:] if args.guard else []
-            adapted, learnt = learnt_classifier(learn[:len(learn) - len(check)], [deck], args, Path(folder))
+            adapted, learnt = learnt_classifier(learning, [deck], args, Path(folder))
             if check:
-                shipped_right, adapted_right = (named_right(classifier, check, deck) for classifier in (shipped, adapted))
-                kept = adapted_right > shipped_right
+                shipped_right, adapted_right = (named_right(reader, check, deck) for reader in (shipped, adapted))
+                kept = adapted_right > shipped_right  # False when the check has none of the deck (nan)
                 print(f"{deck:24s} held-back check: shipped {shipped_right:.3f}, adapted {adapted_right:.3f}: "
                       f"{'kept' if kept else 'refused'}")
                 adapted = adapted if kept else shipped

@@ -70,11 +70,14 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
     return IndexClassifier(out), len(labels) - 1
 
 
-def named_right(classifier: IndexClassifier, frames: list, deck: str) -> float:
-    """The share of the deck's indexes in ``frames`` the classifier names right (nan without any)."""
-    right = [classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids
-             for image, boxes, ids, _ in deck_indexes(frames, deck)]
-    return float(np.concatenate(right).mean()) if right else float("nan")
+def named_right(classifier: IndexClassifier, frames: list, deck: str) -> tuple[np.ndarray, np.ndarray]:
+    """Whether the classifier names each of the deck's indexes in ``frames`` right, as the app reads
+    a find, and whether each is readable."""
+    right, readable = [np.zeros(0, bool)], [np.zeros(0, bool)]
+    for image, boxes, ids, legible in deck_indexes(frames, deck):
+        right.append(classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids)
+        readable.append(legible)
+    return np.concatenate(right), np.concatenate(readable)
 
 
 def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier, args: argparse.Namespace) -> int:
@@ -108,6 +111,8 @@ def main() -> int:
                         help="learn from four fifths of the learning scenes and keep what is learnt only if it "
                              "names the deck's indexes in the last fifth better than the shipped classifier")
     args = parser.parse_args()
+    if args.pooled and args.guard:
+        parser.error("--guard checks one deck at a time: not with --pooled")
     import torch
 
     from vision.weights import WeightsError
@@ -124,8 +129,6 @@ def main() -> int:
     learn, score = frames[:args.learn_scenes or len(frames) // 2], frames[len(frames) // 2:]
     decks = sorted({deck for _, _, decks, _ in frames for deck in decks or []})
     print(f"{len(learn)} scenes to learn from, {len(score)} to score on; {args.minutes:g} min of fine-tuning a deck")
-    if args.pooled and args.guard:
-        parser.error("--guard checks one deck at a time: not with --pooled")
     if args.pooled:
         return pooled(learn, score, decks, shipped, args)
     totals = np.zeros((2, 2, 2))  # (shipped, adapted) × (all, readable) × (right, crops)
@@ -139,16 +142,17 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as folder:
             adapted, learnt = learnt_classifier(learning, [deck], args, Path(folder))
             if check:
-                shipped_right, adapted_right = (named_right(reader, check, deck) for reader in (shipped, adapted))
-                kept = adapted_right > shipped_right  # False when the check has none of the deck (nan)
+                shipped_right, adapted_right = (named_right(reader, check, deck)[0] for reader in (shipped, adapted))
+                kept = len(adapted_right) > 0 and adapted_right.mean() > shipped_right.mean()
+                shipped_right, adapted_right = (right.mean() if len(right) else float("nan")
+                                                for right in (shipped_right, adapted_right))
                 print(f"{deck:24s} held-back check: shipped {shipped_right:.3f}, adapted {adapted_right:.3f}: "
                       f"{'kept' if kept else 'refused'}")
                 adapted = adapted if kept else shipped
             counts = np.zeros((2, 2, 2))
-            for image, boxes, ids, readable in deck_indexes(score, deck):
-                for row, classifier in enumerate((shipped, adapted)):
-                    right = classifier.read_boxes(image, boxes)[:, :BACKGROUND].argmax(axis=1) == ids
-                    counts[row] += [[right.sum(), len(right)], [right[readable].sum(), readable.sum()]]
+            for row, classifier in enumerate((shipped, adapted)):
+                right, readable = named_right(classifier, score, deck)
+                counts[row] = [[right.sum(), len(right)], [right[readable].sum(), readable.sum()]]
         if not counts[0, 0, 1]:
             print(f"{deck:24s} not in the last {len(score)} scenes: nothing to score")
             continue

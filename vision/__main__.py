@@ -5,6 +5,7 @@
     sheet   write a contact sheet (a dozen scenes with their boxes) to judge realism
     video   play a simulated hand forward and write it as a video with per-frame ground truth
     read    read tables from images or videos: each team's melds, piles and threes
+    learn-deck  fine-tune the classifier on the cards players taught it (the app runs it)
     tiles, train, classifier, export, evaluate: the card detector (vision.detector_cli)
 """
 
@@ -76,8 +77,35 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("--labels", action="store_true", help="use the YOLO labels beside each image, not the detector")
     read.set_defaults(run=_run_read)
 
+    learn = commands.add_parser("learn-deck", help="learn the table's deck from the cards players taught")
+    learn.add_argument("folder", type=Path, help="the deck folder the app wrote (its taught cards, cards.npz)")
+    learn.add_argument("--minutes", type=float, default=None, help="fine-tuning time (default: one minute)")
+    learn.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s: the app keeps a core)")
+    learn.set_defaults(run=_run_learn_deck)
+
     detector_cli.add_commands(commands)
     return parser
+
+
+def _run_learn_deck(args: argparse.Namespace) -> int:
+    """Prints the lesson as one JSON line (``lesson {...}``) for the app, after the training's progress."""
+    import torch
+
+    from vision.deck_learning import LESSON_MINUTES, DeckLearningError, learn_deck
+
+    minutes = LESSON_MINUTES if args.minutes is None else args.minutes
+    if not 0 < minutes <= 60:
+        raise UsageError(f"--minutes must be above 0 and at most 60, not {minutes:g}")
+    if args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    torch.set_num_threads(args.threads)
+    try:
+        lesson = learn_deck(args.folder, minutes, log=lambda line: print(line, flush=True))
+    except DeckLearningError as error:
+        raise UsageError(str(error)) from None
+    print(lesson.summary())
+    print("lesson " + json.dumps(lesson.to_json()), flush=True)
+    return 0
 
 
 def _run_read(args: argparse.Namespace) -> int:

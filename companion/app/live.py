@@ -38,6 +38,7 @@ class ReadingWorker(QObject):
         self._take = 0
         self._setup = None  #: a table set-up the reader takes up before its next reading
         self._threshold: float | None = None  #: a detection threshold it takes up likewise
+        self._classifier = None  #: an index classifier it names the detector's finds with, likewise
         self._new_view = False  #: the next frame is another video's: the reader forgets the view it measured
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
@@ -63,6 +64,12 @@ class ReadingWorker(QObject):
         with self._wake:
             self._threshold = threshold
 
+    def use_classifier(self, classifier) -> None:
+        """The reader names what its detector finds with this classifier from its next reading on
+        (the table's deck learnt, or forgotten)."""
+        with self._wake:
+            self._classifier = classifier
+
     @Slot()
     def run(self) -> None:
         while True:
@@ -76,9 +83,12 @@ class ReadingWorker(QObject):
                 self._newest = None
                 setup, self._setup = self._setup, None
                 threshold, self._threshold = self._threshold, None
+                classifier, self._classifier = self._classifier, None
                 new_view, self._new_view = self._new_view, False
             if setup is not None:
                 self.reader.setup = setup  # only this thread touches the reader
+            if classifier is not None and hasattr(getattr(self.reader, "detector", None), "classifier"):
+                self.reader.detector.classifier = classifier
             if new_view and hasattr(self.reader, "new_view"):
                 self.reader.new_view()
             try:
@@ -135,6 +145,10 @@ class LiveReading(QObject):
     def use_threshold(self, threshold: float) -> None:
         """The players' detection threshold (Settings), for the readings from now on."""
         self._worker.use_threshold(threshold)
+
+    def use_classifier(self, classifier) -> None:
+        """Name the detector's finds with this index classifier from the next reading on."""
+        self._worker.use_classifier(classifier)
 
     @Slot(int, int, object)
     def _deliver(self, take: int, number: int, reading) -> None:

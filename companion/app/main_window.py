@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-    QDialogButtonBox, QMainWindow, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
+    QDialogButtonBox, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
@@ -19,6 +19,10 @@ from companion.hand import Event
 from companion.handlog import HandLogError
 
 from .cameras import list_cameras
+from .deck import (
+    DeckLearner, DeckTeacher, TeachDialog, deck_folder, learnt_reader_classifier, shipped_reader_classifier,
+    use_learnt_deck,
+)
 from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .game import Game
@@ -110,8 +114,16 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.sheet_view, "Score sheet")
         self.setCentralWidget(self.tabs)
         self._build_toolbar()
-        self._build_menu()
         self.reader, reader_message = load_card_reader()
+        #: The table's own deck, as players taught it (companion.app.deck): learnt beside the score sheets.
+        self.deck = deck_folder(store.path)
+        if self.reader is not None:
+            reader_message += use_learnt_deck(self.reader, self.deck)
+        self.teacher = DeckTeacher(self.deck)
+        self.learner = DeckLearner(self.deck, self)
+        self.learner.finished.connect(self._lesson_done)
+        self.newest_frame = None  #: the picture the video showed last (BGR), for teaching the reader
+        self._build_menu()
         self.statusBar().showMessage(reader_message)
         self._resume_saved_hand()
         self.readings_taken = 0
@@ -121,7 +133,7 @@ class MainWindow(QMainWindow):
             self.live.reading.connect(self.on_reading)
             self.live.failed.connect(lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}"))
             self.live.use_threshold(self.settings.threshold)
-            self.feed.frame_sink = self.live.offer
+            self.feed.frame_sink = self._offer_frame
         self.refresh_table()
         if start_video:
             self.start_source(self._source_at_start())
@@ -233,6 +245,18 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(shortcut))
             action.triggered.connect(slot)
             game_menu.addAction(action)
+        reader_menu = self.menuBar().addMenu("&Reader")
+        for text, shortcut, tip, slot in (
+            ("&Teach it our cards…", "Ctrl+L", "Name the cards in the picture so the reader learns your deck",
+             self.teach_cards),
+            ("&Forget our deck", "", "Go back to reading cards as the app was shipped", self.forget_deck),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setStatusTip(tip)
+            action.triggered.connect(slot)
+            action.setEnabled(self.reader is not None)
+            reader_menu.addAction(action)
         edit_menu = self.menuBar().addMenu("&Edit")
         for action, keys in ((self.sheet_view.undo_stack.createUndoAction(self), QKeySequence.Undo),
                              (self.sheet_view.undo_stack.createRedoAction(self), QKeySequence.Redo)):
@@ -536,6 +560,87 @@ class MainWindow(QMainWindow):
         self.set_up_action.setChecked(shown)
         self.set_up_action.blockSignals(False)
 
+    def _offer_frame(self, number: int, frame_bgr) -> None:
+        """Called in the decoding thread with every frame: keep it for teaching, hand it to the reader."""
+        self.newest_frame = frame_bgr
+        self.live.offer(number, frame_bgr)
+
+    # --------------------------------------------------------------------- teaching the reader
+    def teach_cards(self) -> None:
+        """Freeze the picture, show the card corners found in it with the reader's guesses, and keep
+        what the players name; learn the deck in the background once enough cards are taught."""
+        frame = self.newest_frame
+        if self.reader is None or frame is None:
+            self.statusBar().showMessage("There is no picture to teach the card reader from: choose a camera or "
+                                         "a video above, with cards face up in view.")
+            return
+        self.frozen = True
+        try:
+            finds = self.teacher.finds(frame)
+            if not len(finds):
+                self.statusBar().showMessage("The card reader finds no card corners in this picture: lay cards "
+                                             "face up where the camera sees their corners, then try again.")
+                return
+            dialog = TeachDialog(frame, finds, self.store.taught_card_count(), self)
+            if dialog.exec() != QDialog.Accepted:
+                return
+            taught = dialog.taught()
+        finally:
+            self.frozen = False
+        self.keep_taught_cards(taught)
+
+    def keep_taught_cards(self, taught: list[tuple[str, bytes]]) -> None:
+        """Add cards the players named to the database; start a lesson when there are enough."""
+        from vision.deck_learning import MIN_CARDS
+
+        try:
+            count = self.store.add_taught_cards(taught) if taught else self.store.taught_card_count()
+        except sqlite3.Error as error:
+            self.statusBar().showMessage(f"The cards you named could not be saved ({error}).")
+            return
+        if self.learner.busy:
+            self.statusBar().showMessage(f"The reader has {count} of your cards; it is learning from the earlier "
+                                         "ones now, and takes these in its next lesson.")
+        elif count < MIN_CARDS:
+            self.statusBar().showMessage(f"The reader has {count} of your cards; it learns your deck once it has "
+                                         f"{MIN_CARDS}. Lay out more cards and teach it again.")
+        else:
+            self.learner.start(self.store.taught_cards())
+            self.statusBar().showMessage(f"The reader is learning your deck from {count} cards, in the background "
+                                         f"(about {self.learner.minutes:g} minute); play on.")
+
+    def _lesson_done(self, lesson, message: str) -> None:
+        """A lesson ended: a kept one names cards from the next reading on."""
+        if lesson is not None and lesson.kept:
+            try:
+                classifier = learnt_reader_classifier(self.deck)
+            except Exception as error:  # a damaged export: keep reading as before
+                message = f"The reader learnt your deck, but can't load what it learnt ({error}); it reads as before."
+            else:
+                self.teacher.forget_classifier()
+                if self.live is not None and classifier is not None:
+                    self.live.use_classifier(classifier)
+        self.statusBar().showMessage(message)
+
+    def forget_deck(self) -> None:
+        asked = QMessageBox.question(self, "Forget your deck?",
+                                     "The card reader forgets the cards you taught it and reads as it was "
+                                     "shipped. Your score sheets are not touched.")
+        if asked == QMessageBox.Yes:
+            self.forget_learnt_deck()
+
+    def forget_learnt_deck(self) -> None:
+        """Back to the shipped classifier; the taught cards are deleted."""
+        from vision.deck_learning import forget_deck
+
+        self.learner.stop()
+        self.store.forget_taught_cards()
+        forget_deck(self.deck)
+        self.teacher.forget_classifier()
+        if self.live is not None:
+            self.live.use_classifier(shipped_reader_classifier())
+        self.statusBar().showMessage("The card reader has forgotten your deck and reads as it was shipped.")
+
     def _on_frame(self, image: QImage) -> None:
         if not self.frozen:
             self.video.show_frame(self._with_reading(image) if self.last_reading is not None else image)
@@ -602,6 +707,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.feed.stop()  # release the camera and the decoding thread
+        self.learner.stop()
         if self.live is not None:
             self.live.stop()
         super().closeEvent(event)

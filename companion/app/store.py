@@ -1,5 +1,6 @@
 """The score-sheet database: games, their confirmed hands, the hand in progress on the table, the
-app's settings and each video's table set-up (the team areas players drew), in SQLite.
+app's settings, each video's table set-up (the team areas players drew) and the cards players taught
+the card reader (crops of their deck's corners with the names they gave), in SQLite.
 
 The file lives in the user's data directory (``platformdirs.user_data_dir("canasta-companion")``);
 the environment variable ``CANASTA_COMPANION_DATA`` or the ``path`` argument points elsewhere (tests,
@@ -31,7 +32,7 @@ DATA_DIR_VARIABLE = "CANASTA_COMPANION_DATA"
 FILE_NAME = "scoresheets.sqlite3"
 #: Marks the file as ours in the SQLite header (``PRAGMA application_id``): "CnCo".
 APPLICATION_ID = 0x436E436F
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE games (
@@ -68,6 +69,14 @@ CREATE TABLE hand_in_progress (         -- at most one row: the hand on the tabl
     game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     hand TEXT NOT NULL,                 -- JSON: the events applied so far (companion.handlog) and more
     saved TEXT NOT NULL
+);
+""",
+    4: """
+CREATE TABLE taught_cards (             -- the table's own deck, as players named it (vision.deck_learning)
+    id INTEGER PRIMARY KEY,
+    code TEXT NOT NULL,                 -- a card code such as KH or JK, or "none": no card's corner
+    crop BLOB NOT NULL,                 -- PNG: the corner index and its surroundings, as the reader saw it
+    taught TEXT NOT NULL
 );
 """,
 }
@@ -339,3 +348,23 @@ class Store:
                 "ON CONFLICT(source) DO UPDATE SET setup = excluded.setup, saved = excluded.saved",
                 (source, json.dumps(setup), _now()),
             )
+
+    # ---------------------------------------------------------------------------- taught cards
+    def add_taught_cards(self, cards: list[tuple[str, bytes]]) -> int:
+        """Keep cards players named, as (code, PNG crop), in one transaction; the count kept in all."""
+        with self._transaction():
+            now = _now()
+            self._db.executemany("INSERT INTO taught_cards (code, crop, taught) VALUES (?, ?, ?)",
+                                 [(code, crop, now) for code, crop in cards])
+        return self.taught_card_count()
+
+    def taught_cards(self) -> list[tuple[str, bytes]]:
+        """Every taught card as (code, PNG crop), in the order taught."""
+        return [(code, bytes(crop)) for code, crop in self._db.execute("SELECT code, crop FROM taught_cards ORDER BY id")]
+
+    def taught_card_count(self) -> int:
+        return self._db.execute("SELECT count(*) FROM taught_cards").fetchone()[0]
+
+    def forget_taught_cards(self) -> None:
+        with self._transaction():
+            self._db.execute("DELETE FROM taught_cards")

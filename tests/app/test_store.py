@@ -6,7 +6,8 @@ from tests.app.hands import hand_out
 from companion import HandFileError, TableRules
 from companion.app.game import Game
 from companion.app.store import (
-    DamagedDatabase, DamagedHandInProgress, ForeignDatabase, NewerDatabase, Store, default_path, move_aside,
+    SCHEMA_VERSION, DamagedDatabase, DamagedHandInProgress, ForeignDatabase, NewerDatabase, Store, default_path,
+    move_aside,
 )
 
 
@@ -119,7 +120,8 @@ def test_table_setups_are_kept_per_video_source(tmp_path):
 
 
 #: The tables each older version did not have yet.
-NOT_YET = {1: ("table_setups", "hand_in_progress"), 2: ("hand_in_progress",)}
+NOT_YET = {1: ("table_setups", "hand_in_progress", "taught_cards"), 2: ("hand_in_progress", "taught_cards"),
+           3: ("taught_cards",)}
 
 
 @pytest.mark.parametrize("version", sorted(NOT_YET))
@@ -141,8 +143,23 @@ def test_a_database_from_an_older_version_opens_and_keeps_its_games(tmp_path, ve
     assert again.table_setup("demo") == AREAS
     again.save_hand_in_progress(game.id, {"events": []})
     assert again.hand_in_progress(game.id) == {"events": []}
+    assert again.add_taught_cards([("KH", b"png")]) == 1
     again.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 3
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+
+
+def test_taught_cards_are_kept_in_order_across_a_restart_until_forgotten(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    store = Store(path)
+    assert store.taught_cards() == [] and store.taught_card_count() == 0
+    assert store.add_taught_cards([("KH", b"\x89PNG one"), ("none", b"\x89PNG two")]) == 2
+    assert store.add_taught_cards([("JK", b"\x89PNG three")]) == 3
+    store.close()
+    store = Store(path)
+    assert store.taught_cards() == [("KH", b"\x89PNG one"), ("none", b"\x89PNG two"), ("JK", b"\x89PNG three")]
+    store.forget_taught_cards()
+    assert store.taught_card_count() == 0
+    store.close()
 
 
 def test_the_hand_in_progress_is_kept_for_its_game_and_cleared_by_scoring_it(tmp_path):

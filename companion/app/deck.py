@@ -1,0 +1,243 @@
+"""Teaching the card reader the table's own deck (:mod:`vision.deck_learning`).
+
+Players lay cards face up where the camera sees them and choose *Reader → Teach it our cards*: the
+app finds the corner indexes in the picture (:class:`DeckTeacher`), shows each one with the reader's
+guess (:class:`TeachDialog`), and keeps the names the players confirm or correct in the score-sheet
+database. Once it holds :data:`~vision.deck_learning.MIN_CARDS` cards, :class:`DeckLearner` runs
+``python -m vision learn-deck`` in a background process (the window stays live, the video plays);
+its lesson is kept only if the learnt classifier names held-back taught cards better, and the
+reader then uses it. *Reader → Forget our deck* goes back to the shipped classifier.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, QProcess, Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget,
+)
+
+from vision.classes import CLASS_NAMES
+from vision.deck_learning import (
+    LESSON_MINUTES, MIN_CARDS, NOT_A_CARD, DeckLesson, decode_crop, encode_crop, label_of, last_lesson,
+    learnt_classifier, save_cards, teaching_crops,
+)
+from vision.index_classifier import CONTEXT
+
+from .words import card_name
+
+#: The folder of the learnt deck, beside the score-sheet file.
+DECK_FOLDER = "deck"
+#: Where the project lives: the learner runs ``python -m vision`` from here.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: A find's thumbnail in the dialog: its box this many times over, drawn this many pixels wide.
+THUMB_WINDOW, THUMB_PX = 2.0, 84
+#: The picker's first choice: a corner players can't name (covered, blurred) is not taught.
+LEAVE_OUT = "leave out"
+COLUMNS = 6
+
+
+def deck_folder(store_path: Path) -> Path:
+    """The learnt deck's folder for a score-sheet file."""
+    return Path(store_path).parent / DECK_FOLDER
+
+
+class DeckTeacher:
+    """Finds the corner indexes to teach in a picture, with the reader's guesses. It has its own
+    detector and classifier (the reading thread's are not shared across threads), made when first
+    needed: the shipped detector's boxes, named by the learnt classifier if there is one."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._boxes = self._names = None
+
+    def finds(self, frame_bgr: np.ndarray):
+        """:class:`~vision.detections.Detections` of the corner indexes the detector is sure of,
+        each named by the classifier (its ``confidence``: how sure it is of that name)."""
+        from vision.detector import CardDetector, classifier_runtime
+        from vision.index_classifier import IndexClassifier
+
+        if self._boxes is None:
+            self._boxes = CardDetector(classifier=False)
+            self._names = IndexClassifier(learnt_classifier(self.folder) or _shipped_classifier(),
+                                          runtime=classifier_runtime(self._boxes.backend))
+        found = self._boxes.detect(frame_bgr)
+        return self._names.name(frame_bgr, found)
+
+    def forget_classifier(self) -> None:
+        """The classifier changed (a lesson kept, the deck forgotten): load it again when next needed."""
+        self._boxes = self._names = None
+
+
+def _shipped_classifier() -> Path:
+    from vision.weights import default_weights
+
+    return default_weights("openvino").with_name("index_classifier.onnx")
+
+
+def learnt_reader_classifier(folder: Path):
+    """The learnt classifier as the reader runs it, or ``None`` when no lesson was kept."""
+    from vision.index_classifier import IndexClassifier
+
+    path = learnt_classifier(folder)
+    return IndexClassifier(path, runtime="openvino") if path else None
+
+
+def use_learnt_deck(reader, folder: Path) -> str:
+    """Have a freshly loaded reader name cards with the classifier learnt in ``folder``, if a lesson
+    was kept there; what players are told of it (empty when nothing was learnt)."""
+    try:
+        classifier = learnt_reader_classifier(folder)
+    except Exception as error:  # a damaged learnt file: the shipped classifier reads, and players are told
+        return f" What it learnt of your deck can't be loaded, so it reads as shipped ({error})."
+    if classifier is None:
+        return ""
+    reader.detector.classifier = classifier
+    lesson = last_lesson(folder)
+    return f" It has learnt your deck{f' from {lesson.cards} cards' if lesson else ''}."
+
+
+def shipped_reader_classifier():
+    from vision.index_classifier import IndexClassifier
+
+    return IndexClassifier(_shipped_classifier(), runtime="openvino")
+
+
+def thumbnail(frame_bgr: np.ndarray, box: np.ndarray) -> QPixmap:
+    """A find and its surroundings, as players see it in the dialog."""
+    from vision.index_classifier import window_crops
+
+    crop = np.ascontiguousarray(window_crops(frame_bgr, np.asarray([box]), THUMB_PX, THUMB_WINDOW)[0][..., ::-1])
+    image = QImage(crop.data, THUMB_PX, THUMB_PX, 3 * THUMB_PX, QImage.Format_RGB888)
+    return QPixmap.fromImage(image.copy())
+
+
+def reading_order(boxes: np.ndarray) -> np.ndarray:
+    """The finds in the order players read the table: rows (about a box's height apart) top to
+    bottom, each left to right."""
+    if not len(boxes):
+        return np.zeros(0, np.int64)
+    height = float(np.median(boxes[:, 3] - boxes[:, 1])) or 1.0
+    rows = np.floor(boxes[:, 1] / (2 * height))
+    return np.lexsort((boxes[:, 0], rows))
+
+
+class TeachDialog(QDialog):
+    """Each corner index found in the picture, with a picker of its name set to the reader's guess:
+    players correct the wrong ones, choose *leave out* for a corner they can't see well, and *not a
+    card* for something that is no card's corner. :meth:`taught` is what they named."""
+
+    def __init__(self, frame_bgr: np.ndarray, finds, taught_before: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Teach the card reader your cards")
+        self.resize(900, 640)
+        order = reading_order(finds.xyxy)
+        self._crops = teaching_crops(frame_bgr, finds.xyxy[order])
+        self.pickers: list[QComboBox] = []
+        intro = QLabel(
+            f"The reader found {len(order)} card corners in the picture; under each is what it reads. "
+            "Correct the ones it got wrong, choose “leave out” for a corner you can't make out, and "
+            "“not a card” for anything that is not a card's corner. "
+            + (f"It has {taught_before} of your cards so far. " if taught_before else "")
+            + f"Once it has {MIN_CARDS} or more it learns your deck in the background "
+            f"(about {LESSON_MINUTES:g} minute), and keeps what it learnt only if it reads your cards better.")
+        intro.setWordWrap(True)
+        grid = QGridLayout()
+        for n, i in enumerate(order):
+            cell = QVBoxLayout()
+            picture = QLabel()
+            picture.setPixmap(thumbnail(frame_bgr, finds.xyxy[i]))
+            picture.setAlignment(Qt.AlignCenter)
+            picker = QComboBox()
+            picker.addItem("— leave out —", LEAVE_OUT)
+            picker.addItem("not a card", NOT_A_CARD)
+            for code in CLASS_NAMES:
+                picker.addItem(f"{code}  {card_name(code)}", code)
+            guess = CLASS_NAMES[int(finds.class_id[i])]
+            picker.setCurrentIndex(picker.findData(guess))
+            picker.setToolTip(f"The reader reads {card_name(guess)} ({finds.confidence[i]:.0%} sure)")
+            self.pickers.append(picker)
+            cell.addWidget(picture)
+            cell.addWidget(picker)
+            grid.addLayout(cell, n // COLUMNS, n % COLUMNS)
+        cards = QWidget()
+        cards.setLayout(grid)
+        scroll = QScrollArea()
+        scroll.setWidget(cards)
+        scroll.setWidgetResizable(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.button(QDialogButtonBox.Ok).setText("Keep these cards")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(buttons)
+
+    def taught(self) -> list[tuple[str, bytes]]:
+        """(name, PNG crop) of every find the players did not leave out."""
+        return [(picker.currentData(), encode_crop(crop)) for picker, crop in zip(self.pickers, self._crops)
+                if picker.currentData() != LEAVE_OUT]
+
+
+class DeckLearner(QObject):
+    """Runs one lesson at a time in a background process. ``finished`` carries the
+    :class:`DeckLesson`, or ``None`` and what went wrong, in words for players."""
+
+    finished = Signal(object, str)
+
+    def __init__(self, folder: Path, parent: QObject | None = None, minutes: float = LESSON_MINUTES):
+        super().__init__(parent)
+        self.folder, self.minutes = folder, minutes
+        self.process: QProcess | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.process is not None
+
+    def start(self, taught: list[tuple[str, bytes]]) -> None:
+        """Learn from these taught cards (the database's, in order); a damaged one is skipped."""
+        contexts, labels = [], []
+        for code, png in taught:
+            try:
+                contexts.append(decode_crop(png))
+                labels.append(label_of(code))
+            except (ValueError, KeyError):  # a damaged picture, a name no card has: not learnt
+                continue
+        save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3), np.array(labels, np.int64))
+        self.process = QProcess(self)
+        self.process.setWorkingDirectory(str(PROJECT_ROOT))
+        self.process.finished.connect(self._done)
+        self.process.errorOccurred.connect(self._failed_to_start)
+        self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder),
+                                            "--minutes", f"{self.minutes:g}"])
+
+    def stop(self) -> None:
+        """Stop a lesson under way (the app is closing): what was learnt before stays."""
+        if self.process is not None:
+            self.process.finished.disconnect(self._done)
+            self.process.kill()
+            self.process.waitForFinished(3000)
+            self.process = None
+
+    def _done(self, code: int, _status) -> None:
+        output = bytes(self.process.readAllStandardOutput()).decode(errors="replace")
+        errors = bytes(self.process.readAllStandardError()).decode(errors="replace").strip()
+        self.process = None
+        lesson = next((DeckLesson.from_json(json.loads(line[len("lesson "):]))
+                       for line in output.splitlines() if line.startswith("lesson ")), None)
+        if code == 0 and lesson is not None:
+            self.finished.emit(lesson, lesson.summary())
+        else:
+            why = errors.splitlines()[-1] if errors else f"the learner stopped (exit code {code})"
+            self.finished.emit(None, f"The reader could not learn your deck: {why.removeprefix('vision learn-deck: ')}")
+
+    def _failed_to_start(self, error) -> None:
+        if error == QProcess.FailedToStart and self.process is not None:
+            self.process = None
+            self.finished.emit(None, "The reader could not learn your deck: the learner did not start.")

@@ -1,0 +1,229 @@
+"""Learning the table's own deck: cards the players name in the app teach the shipped classifier.
+
+The reader was trained on synthetic scenes of many decks, and reads a design it has never seen far
+worse than the ones it has (``models/MODEL_CARD.md``). The one lever that has moved the held-out
+figures a long way is showing it the deck on the table: in the twelfth session's experiment
+(``bench/deck_adaptation.py``), one minute of fine-tuning on a held-out deck's labelled indexes
+raised the share of that deck's other indexes named right from 0.584 to 0.672 (readable ones 0.881
+to 0.923), and from ten scenes' worth of cards (59–78 a deck) readable ones still went 0.881 to 0.902.
+
+How the app uses it:
+
+1. The players *teach* cards: the app crops each corner index it finds in the picture
+   (:func:`teaching_crops`), shows its guess, and the players correct the wrong ones. The crops and
+   their names are kept in the score-sheet database.
+2. *Learning* (``python -m vision learn-deck FOLDER``, a background process): :func:`learn_deck`
+   fine-tunes the shipped classifier on the taught cards, less a held-back share it has not learnt
+   from, and keeps the result only if it names those held-back cards better than the shipped
+   classifier does. With few cards that check is noisy (the twelfth session's ``--guard`` run kept a
+   deck that then read slightly worse), so a tie is a refusal and the figures are shown to players.
+3. The reader then names what the detector finds with the learnt classifier
+   (:func:`learnt_classifier`), until the players forget the deck.
+
+Pure numpy here; torch is imported only when learning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+from vision.index_classifier import BACKGROUND, CONTEXT, WINDOW, IndexClassifier, window_crops
+
+#: The label of a find the players say is no card's corner (a pip, a court letter, the cloth).
+NOT_A_CARD = "none"
+#: Learning is refused with fewer taught cards: too few to learn from and to check on.
+MIN_CARDS = 40
+#: One taught card in this many (spread over every card name) is held back to check what was learnt.
+HOLD_BACK_EVERY = 5
+#: Minutes of fine-tuning a lesson takes by default (on one core; the twelfth session's bench ran 1).
+LESSON_MINUTES = 1.0
+#: Peak learning rate of the fine-tuning: the bench's, gentle enough to keep what the shipped
+#: classifier knows of every other design.
+LESSON_LR = 3e-4
+#: What a deck folder holds: the taught cards for the learner, what it made and what it measured.
+CARDS_FILE, LEARNT_SAVE, LEARNT_EXPORT, LESSON_FILE = "cards.npz", "index_classifier.pt", "index_classifier.onnx", "lesson.json"
+SHIPPED_CLASSIFIER = Path(__file__).resolve().parents[1] / "models" / "index_classifier.pt"
+
+
+class DeckLearningError(Exception):
+    """Learning can't start or finish; ``str()`` says why, for players."""
+
+
+def label_of(code: str) -> int:
+    """The classifier's class of a taught name: a card code (``"KH"``, ``"JK"``) or :data:`NOT_A_CARD`."""
+    if code == NOT_A_CARD:
+        return BACKGROUND
+    from vision.classes import class_id
+
+    return class_id(code)
+
+
+def code_of(label: int) -> str:
+    """The name of a classifier's class (:func:`label_of` reversed)."""
+    return NOT_A_CARD if label == BACKGROUND else CLASS_NAMES[label]
+
+
+def teaching_crops(frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(n, CONTEXT, CONTEXT, 3) crops around each corner-index box, wide enough for the training's
+    shifts and zooms (as the training stores its crops: :func:`vision.index_classifier.scene_crops`)."""
+    return window_crops(frame_bgr, np.asarray(boxes, np.float32).reshape(-1, 4), CONTEXT, 2 * WINDOW)
+
+
+def encode_crop(context: np.ndarray) -> bytes:
+    """A taught crop as PNG bytes, for the database."""
+    ok, png = cv2.imencode(".png", context)
+    if not ok:
+        raise ValueError("the crop could not be encoded")
+    return png.tobytes()
+
+
+def decode_crop(png: bytes) -> np.ndarray:
+    """A taught crop from :func:`encode_crop`'s bytes; ValueError for anything else."""
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR) if png else None
+    if image is None or image.shape != (CONTEXT, CONTEXT, 3):
+        raise ValueError("a taught card's picture is damaged")
+    return image
+
+
+def read_contexts(classifier: IndexClassifier, contexts: np.ndarray) -> np.ndarray:
+    """(n, classes) probabilities of each taught crop, read as the app reads a find (every window of
+    :data:`~vision.index_classifier.READ_WINDOWS`, both ways up): the find's box is the crop's centre,
+    ``CONTEXT / (2 × WINDOW)`` wide, as :func:`teaching_crops` cut it."""
+    side = CONTEXT / (2 * WINDOW)
+    box = np.array([[CONTEXT / 2 - side / 2, CONTEXT / 2 - side / 2, CONTEXT / 2 + side / 2, CONTEXT / 2 + side / 2]])
+    if not len(contexts):
+        return np.zeros((0, classifier.classes), np.float32)
+    return np.concatenate([classifier.read_boxes(context, box) for context in contexts])
+
+
+def held_back(labels: np.ndarray) -> np.ndarray:
+    """Which taught cards are held back from learning to check it: one in :data:`HOLD_BACK_EVERY`,
+    counted through the cards sorted by name (in the order taught within a name), so the check
+    spreads over the names taught and each name taught often is both learnt and checked."""
+    check = np.zeros(len(labels), bool)
+    check[np.argsort(labels, kind="stable")[HOLD_BACK_EVERY - 1::HOLD_BACK_EVERY]] = True
+    return check
+
+
+@dataclass(frozen=True)
+class DeckLesson:
+    """What one lesson learnt and measured: the cards it had, those held back, how many of those the
+    shipped and the learnt classifier named right (as the app reads a find), and whether the learnt
+    one is kept."""
+
+    cards: int
+    checked: int
+    shipped_right: int
+    learnt_right: int
+    minutes: float
+    kept: bool
+    date: str
+
+    def summary(self) -> str:
+        """The lesson in a sentence for players."""
+        measured = (f"Of {self.checked} taught cards it did not learn from, it now names {self.learnt_right} "
+                    f"right, against {self.shipped_right} before.")
+        if self.kept:
+            return f"The reader learnt your deck from {self.cards} cards. {measured}"
+        return (f"The reader did not improve on your deck, so it keeps reading as before. {measured} "
+                "Teach it more cards, from several hands, and try again.")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> DeckLesson:
+        return cls(**{key: data[key] for key in cls.__dataclass_fields__})
+
+
+def save_cards(folder: Path, contexts: np.ndarray, labels: np.ndarray) -> Path:
+    """Write the taught cards where the learner reads them (:data:`CARDS_FILE` in ``folder``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / CARDS_FILE
+    partial = folder / (CARDS_FILE + ".partial.npz")
+    np.savez(partial, contexts=np.asarray(contexts, np.uint8), labels=np.asarray(labels, np.int64))
+    partial.replace(path)
+    return path
+
+
+def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The taught cards :func:`save_cards` wrote; DeckLearningError when they are missing or damaged."""
+    path = Path(folder) / CARDS_FILE
+    try:
+        with np.load(path) as saved:
+            contexts, labels = saved["contexts"], saved["labels"]
+    except FileNotFoundError:
+        raise DeckLearningError(f"{path}: no taught cards to learn from") from None
+    except (OSError, ValueError, KeyError) as error:
+        raise DeckLearningError(f"{path}: the taught cards can't be read ({error})") from None
+    if contexts.shape[1:] != (CONTEXT, CONTEXT, 3) or len(contexts) != len(labels) or (
+            len(labels) and not ((labels >= 0) & (labels <= BACKGROUND)).all()):
+        raise DeckLearningError(f"{path}: the taught cards are not crops of corner indexes with their names")
+    return contexts, labels
+
+
+def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPPED_CLASSIFIER,
+               log=print) -> DeckLesson:
+    """Fine-tune ``base`` on the taught cards in ``folder`` (less those :func:`held_back`), measure
+    both on the held-back ones, and keep the learnt classifier (its save and ONNX export in
+    ``folder``) only if it names more of them right. The lesson is written to :data:`LESSON_FILE`
+    whether kept or not; a refused lesson leaves a classifier learnt earlier in place."""
+    from vision.index_net import export_onnx, train_classifier
+
+    folder = Path(folder)
+    contexts, labels = load_cards(folder)
+    if len(labels) < MIN_CARDS:
+        raise DeckLearningError(f"the reader needs at least {MIN_CARDS} taught cards to learn a deck, "
+                                f"and has {len(labels)}: teach it more")
+    check = held_back(labels)
+    learning = folder / "learning.pt"
+    # The shipped classifier has a background class: one plain grey crop keeps its head whole even
+    # when no taught card is "not a card".
+    grey = np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)
+    started = datetime.now(timezone.utc)
+    train_classifier(np.concatenate([contexts[~check], grey]), np.append(labels[~check], BACKGROUND),
+                     learning, minutes, batch=128, init=base, lr=LESSON_LR, log=log)
+    truth = labels[check]
+    shipped_right, learnt_right = (int((read_contexts(IndexClassifier(weights), contexts[check]).argmax(axis=1)
+                                        == truth).sum()) for weights in (base, learning))
+    lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
+                        learnt_right=learnt_right, minutes=round((datetime.now(timezone.utc) - started).total_seconds() / 60, 2),
+                        kept=learnt_right > shipped_right, date=started.isoformat(timespec="seconds"))
+    if lesson.kept:
+        export = export_onnx(learning, folder / (LEARNT_EXPORT + ".partial"))
+        learning.replace(folder / LEARNT_SAVE)
+        os.replace(export, folder / LEARNT_EXPORT)
+    else:
+        learning.unlink(missing_ok=True)
+    partial = folder / (LESSON_FILE + ".partial")
+    partial.write_text(json.dumps(lesson.to_json(), indent=1))
+    partial.replace(folder / LESSON_FILE)
+    return lesson
+
+
+def last_lesson(folder: Path) -> DeckLesson | None:
+    """The lesson written last in ``folder`` (``None`` if none, or it can't be read)."""
+    try:
+        return DeckLesson.from_json(json.loads((Path(folder) / LESSON_FILE).read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def learnt_classifier(folder: Path) -> Path | None:
+    """The learnt classifier's export in ``folder``, if a lesson made one that is still there."""
+    path = Path(folder) / LEARNT_EXPORT
+    return path if path.is_file() else None
+
+
+def forget_deck(folder: Path) -> None:
+    """Remove what was learnt (the taught cards stay in the database)."""
+    for name in (LEARNT_SAVE, LEARNT_EXPORT, LESSON_FILE, CARDS_FILE):
+        (Path(folder) / name).unlink(missing_ok=True)

@@ -39,7 +39,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 THUMB_WINDOW, THUMB_PX = 2.0, 84
 #: The picker's first choice: a corner players can't name (covered, blurred) is not taught.
 LEAVE_OUT = "leave out"
-COLUMNS = 6
+COLUMNS = 5
+#: A guess less sure than this is marked for players to check first (the reader's own threshold).
+UNSURE = 0.5
 
 
 def deck_folder(store_path: Path) -> Path:
@@ -135,14 +137,15 @@ class TeachDialog(QDialog):
     def __init__(self, frame_bgr: np.ndarray, finds, taught_before: int, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Teach the card reader your cards")
-        self.resize(900, 640)
+        self.resize(960, 680)
         order = reading_order(finds.xyxy)
         self._crops = teaching_crops(frame_bgr, finds.xyxy[order])
         self.pickers: list[QComboBox] = []
         intro = QLabel(
             f"The reader found {len(order)} card corners in the picture; under each is what it reads. "
             "Correct the ones it got wrong, choose “leave out” for a corner you can't make out, and "
-            "“not a card” for anything that is not a card's corner. "
+            "“not a card” for anything that is not a card's corner; the reader is unsure of those marked in "
+            "orange. "
             + (f"It has {taught_before} of your cards so far. " if taught_before else "")
             + f"Once it has {MIN_CARDS} or more it learns your deck in the background "
             f"(about {LESSON_MINUTES:g} minute), and keeps what it learnt only if it reads your cards better.")
@@ -161,6 +164,8 @@ class TeachDialog(QDialog):
             guess = CLASS_NAMES[int(finds.class_id[i])]
             picker.setCurrentIndex(picker.findData(guess))
             picker.setToolTip(f"The reader reads {card_name(guess)} ({finds.confidence[i]:.0%} sure)")
+            if finds.confidence[i] < UNSURE:
+                picker.setStyleSheet("QComboBox { border: 2px solid #e08a00; background: #fff3e0; }")
             self.pickers.append(picker)
             cell.addWidget(picture)
             cell.addWidget(picker)

@@ -1,0 +1,117 @@
+"""Teaching the card reader the table's deck, in the real window: the shipped detector and
+classifier, the score-sheet database, and the learner run as the background process the app starts."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from companion.app.deck import LEAVE_OUT, DeckLearner, DeckTeacher, TeachDialog, deck_folder
+from companion.app.main_window import DEMO_VIDEO, MainWindow
+from companion.app.store import Store
+from vision.classes import CLASS_NAMES
+from vision.deck_learning import LEARNT_EXPORT, MIN_CARDS, NOT_A_CARD, decode_crop, encode_crop, teaching_crops
+from vision.index_classifier import CONTEXT, IndexClassifier
+
+
+@pytest.fixture(scope="module")
+def table() -> np.ndarray:
+    """The demo's fullest table, as the camera gives it (BGR)."""
+    video = cv2.VideoCapture(str(DEMO_VIDEO))
+    video.set(cv2.CAP_PROP_POS_FRAMES, video.get(cv2.CAP_PROP_FRAME_COUNT) - 1)
+    ok, frame = video.read()
+    assert ok
+    return frame
+
+
+@pytest.fixture(scope="module")
+def finds(table, tmp_path_factory):
+    return DeckTeacher(tmp_path_factory.mktemp("deck")).finds(table)
+
+
+def window_on(qtbot, path) -> MainWindow:
+    window = MainWindow(Store(path), start_video=False)
+    qtbot.addWidget(window)
+    return window
+
+
+def test_the_dialog_shows_each_corner_found_with_the_readers_guess_and_keeps_what_players_name(qtbot, table, finds):
+    assert len(finds) >= 10
+    dialog = TeachDialog(table, finds, 12, None)
+    qtbot.addWidget(dialog)
+    assert len(dialog.pickers) == len(finds)
+    guesses = sorted(CLASS_NAMES[i] for i in finds.class_id)
+    assert sorted(picker.currentData() for picker in dialog.pickers) == guesses
+    dialog.pickers[0].setCurrentIndex(dialog.pickers[0].findData(NOT_A_CARD))
+    dialog.pickers[1].setCurrentIndex(dialog.pickers[1].findData(LEAVE_OUT))
+    dialog.pickers[2].setCurrentIndex(dialog.pickers[2].findData("QS"))
+    taught = dialog.taught()
+    assert len(taught) == len(finds) - 1  # the corner left out is not taught
+    assert taught[0][0] == NOT_A_CARD and taught[1][0] == "QS"
+    assert all(decode_crop(png).shape == (CONTEXT, CONTEXT, 3) for _, png in taught)
+    screenshot = dialog.grab()
+    assert screenshot.width() > 600
+
+
+def test_teaching_from_the_picture_keeps_the_named_cards_in_the_database(qtbot, tmp_path, table, finds):
+    window = window_on(qtbot, tmp_path / "sheet.sqlite3")
+    window.teach_cards()  # no picture yet: players are told, nothing is kept
+    assert "no picture" in window.statusBar().currentMessage() and window.store.taught_card_count() == 0
+    window.newest_frame = table
+    QTimer.singleShot(0, lambda: QApplication.activeModalWidget().accept())
+    window.teach_cards()
+    assert window.store.taught_card_count() == len(finds)
+    if len(finds) < MIN_CARDS:
+        assert f"learns your deck once it has {MIN_CARDS}" in window.statusBar().currentMessage()
+        assert not window.learner.busy
+    assert not window.frozen
+
+
+def test_a_lesson_learnt_in_the_background_reads_the_next_frames_and_the_next_start(qtbot, tmp_path, table, finds):
+    path = tmp_path / "sheet.sqlite3"
+    window = window_on(qtbot, path)
+    assert window.live is not None
+    # A table whose players call every corner the joker: after the lesson the reader reads jokers.
+    crops = teaching_crops(table, finds.xyxy)
+    jokers = [("JK", encode_crop(crop)) for crop in crops] * (MIN_CARDS // len(crops) + 1)
+    window.learner.minutes = 0.3
+    with qtbot.waitSignal(window.learner.finished, timeout=180_000) as done:
+        window.keep_taught_cards(jokers)
+        assert window.learner.busy and "is learning your deck" in window.statusBar().currentMessage()
+    lesson, message = done.args
+    assert lesson is not None and lesson.kept, message
+    assert message.startswith(f"The reader learnt your deck from {len(jokers)} cards")
+    assert window.statusBar().currentMessage() == message
+    with qtbot.waitSignal(window.live.reading, timeout=30_000):  # the reader takes it up at its next reading
+        window.live.offer(0, table)
+    learnt = deck_folder(path) / LEARNT_EXPORT
+    assert window.reader.detector.classifier.weights == learnt
+    named = IndexClassifier(learnt, runtime="openvino").name(table, finds).class_id
+    assert (named == CLASS_NAMES.index("JK")).mean() >= 0.8
+    window.close()
+    window.store.close()
+
+    again = window_on(qtbot, path)
+    assert f"It has learnt your deck from {len(jokers)} cards." in again.statusBar().currentMessage()
+    assert again.reader.detector.classifier.weights == deck_folder(path) / LEARNT_EXPORT
+    again.forget_learnt_deck()
+    assert again.store.taught_card_count() == 0 and not (deck_folder(path) / LEARNT_EXPORT).exists()
+    with qtbot.waitSignal(again.live.reading, timeout=30_000):
+        again.live.offer(0, table)
+    assert again.reader.detector.classifier.weights.name == "index_classifier.onnx"
+    assert again.reader.detector.classifier.weights != deck_folder(path) / LEARNT_EXPORT
+    again.close()
+    again.store.close()
+
+
+def test_a_lesson_that_cannot_run_says_why_in_words(qtbot, tmp_path):
+    learner = DeckLearner(tmp_path / "deck")
+    with qtbot.waitSignal(learner.finished, timeout=120_000) as done:
+        learner.start([("KH", b"a damaged picture")] * MIN_CARDS)  # none of them can be learnt from
+    lesson, message = done.args
+    assert lesson is None and not learner.busy
+    assert message == (f"The reader could not learn your deck: the reader needs at least {MIN_CARDS} taught "
+                       "cards to learn a deck, and has 0: teach it more")

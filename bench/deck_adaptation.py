@@ -2,7 +2,7 @@
 
     python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
                                     [--learn-scenes N] [--classifier models/index_classifier.pt]
-                                    [--threads 1] [--pooled | --guard]
+                                    [--threads 1] [--pooled | --guard | --app]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
 shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
@@ -11,8 +11,13 @@ first ``--learn-scenes``), as the cards players confirm at the end of a hand wou
 both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
 both ways up). Printed per deck: crops named right by the shipped classifier and by the adapted
 one, all and readable (:data:`vision.reading.READABLE_INDEX_PX` tall or more,
-:data:`vision.evaluate.READABLE_VISIBLE` uncovered). An experiment, not a feature: the app does not
-learn a deck yet. Holds the test scenes in memory (about 0.7 GB for 250 frames of 1280×720).
+:data:`vision.evaluate.READABLE_VISIBLE` uncovered). Holds the test scenes in memory (about 0.7 GB
+for 250 frames of 1280×720).
+
+``--app`` learns each deck as the app does (*Reader → Teach it our cards*:
+:func:`vision.deck_learning.learn_deck`: the last scenes' cards held back, the lesson kept only if it
+names more of them right, the shipped classifier otherwise), the labelled indexes of each scene
+standing in for the cards players name on one picture.
 
 ``--pooled`` learns one classifier from all the held-out decks' indexes at once (most test tables
 mix two designs, as real ones may) and scores the detector's finds on the other half named by each
@@ -70,6 +75,21 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
     return IndexClassifier(out), len(labels) - 1
 
 
+def app_lesson(frames: list, deck: str, args: argparse.Namespace, folder: Path) -> tuple[IndexClassifier, int]:
+    """The classifier the app reads with after learning the deck's indexes in ``frames`` as players'
+    taught cards (the shipped one when the lesson is refused), and how many cards were taught."""
+    from vision.deck_learning import PASSES, learn_deck, learnt_classifier, save_cards, teaching_crops
+
+    contexts, labels, pictures = zip(*((teaching_crops(image, boxes), ids, np.full(len(ids), n))
+                                       for n, (image, boxes, ids, _) in enumerate(deck_indexes(frames, deck))))
+    save_cards(folder, np.concatenate(contexts), np.concatenate(labels), np.concatenate(pictures))
+    lesson = learn_deck(folder, args.minutes, base=args.classifier, log=lambda _: None,
+                        passes=args.passes or PASSES)
+    print(f"{deck:24s} lesson: {lesson.summary()}")
+    learnt = learnt_classifier(folder)
+    return IndexClassifier(learnt if learnt else args.classifier), lesson.cards
+
+
 def named_right(classifier: IndexClassifier, frames: list, deck: str) -> tuple[np.ndarray, np.ndarray]:
     """Whether the classifier names each of the deck's indexes in ``frames`` right, as the app reads
     a find, and whether each is readable."""
@@ -107,12 +127,14 @@ def main() -> int:
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
+    parser.add_argument("--app", action="store_true", help="learn each deck as the app does (vision.deck_learning)")
+    parser.add_argument("--passes", type=float, help="with --app: passes over the taught cards (default: the app's)")
     parser.add_argument("--guard", action="store_true",
                         help="learn from four fifths of the learning scenes and keep what is learnt only if it "
                              "names the deck's indexes in the last fifth better than the shipped classifier")
     args = parser.parse_args()
-    if args.pooled and args.guard:
-        parser.error("--guard checks one deck at a time: not with --pooled")
+    if args.pooled + args.guard + args.app > 1:
+        parser.error("--pooled, --guard and --app are different ways to learn: choose one")
     import torch
 
     from vision.weights import WeightsError
@@ -140,7 +162,10 @@ def main() -> int:
             continue
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
-            adapted, learnt = learnt_classifier(learning, [deck], args, Path(folder))
+            if args.app:
+                adapted, learnt = app_lesson(learning, deck, args, Path(folder))
+            else:
+                adapted, learnt = learnt_classifier(learning, [deck], args, Path(folder))
             if check:
                 shipped_right, adapted_right = (named_right(reader, check, deck)[0] for reader in (shipped, adapted))
                 kept = len(adapted_right) > 0 and adapted_right.mean() > shipped_right.mean()

@@ -79,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
 
     learn = commands.add_parser("learn-deck", help="learn the table's deck from the cards players taught")
     learn.add_argument("folder", type=Path, help="the deck folder the app wrote (its taught cards, cards.npz)")
-    learn.add_argument("--minutes", type=float, default=None, help="fine-tuning time (default: one minute)")
+    learn.add_argument("--minutes", type=float, default=None, help="most fine-tuning time (default: one minute)")
+    learn.add_argument("--passes", type=float, default=None,
+                       help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
     learn.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s: the app keeps a core)")
     learn.set_defaults(run=_run_learn_deck)
 
@@ -91,16 +93,19 @@ def _run_learn_deck(args: argparse.Namespace) -> int:
     """Prints the lesson as one JSON line (``lesson {...}``) for the app, after the training's progress."""
     import torch
 
-    from vision.deck_learning import LESSON_MINUTES, DeckLearningError, learn_deck
+    from vision.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
 
     minutes = LESSON_MINUTES if args.minutes is None else args.minutes
+    passes = PASSES if args.passes is None else args.passes
     if not 0 < minutes <= 60:
         raise UsageError(f"--minutes must be above 0 and at most 60, not {minutes:g}")
+    if not 0 < passes <= 1000:
+        raise UsageError(f"--passes must be above 0 and at most 1000, not {passes:g}")
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
     torch.set_num_threads(args.threads)
     try:
-        lesson = learn_deck(args.folder, minutes, log=lambda line: print(line, flush=True))
+        lesson = learn_deck(args.folder, minutes, log=lambda line: print(line, flush=True), passes=passes)
     except DeckLearningError as error:
         raise UsageError(str(error)) from None
     print(lesson.summary())

@@ -41,9 +41,13 @@ from vision.index_classifier import BACKGROUND, CONTEXT, WINDOW, IndexClassifier
 NOT_A_CARD = "none"
 #: Learning is refused with fewer taught cards: too few to learn from and to check on.
 MIN_CARDS = 40
-#: One taught card in this many (spread over every card name) is held back to check what was learnt.
+#: About one taught card in this many is held back to check what was learnt: whole pictures when
+#: the players named cards on two or more (:func:`held_back`).
 HOLD_BACK_EVERY = 5
-#: Minutes of fine-tuning a lesson takes by default (on one core; the twelfth session's bench ran 1).
+#: A lesson's fine-tuning sees each card it learns from about this many times (augmented), then
+#: stops: a minute on 60 cards over-fits them (thirteenth session, below), a few seconds do not.
+PASSES = 15
+#: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has.
 LESSON_MINUTES = 1.0
 #: Peak learning rate of the fine-tuning: the bench's, gentle enough to keep what the shipped
 #: classifier knows of every other design.
@@ -104,12 +108,23 @@ def read_contexts(classifier: IndexClassifier, contexts: np.ndarray) -> np.ndarr
     return np.concatenate([classifier.read_boxes(context, box) for context in contexts])
 
 
-def held_back(labels: np.ndarray) -> np.ndarray:
-    """Which taught cards are held back from learning to check it: one in :data:`HOLD_BACK_EVERY`,
-    counted through the cards sorted by name (in the order taught within a name), so the check
-    spreads over the names taught and each name taught often is both learnt and checked."""
+def held_back(labels: np.ndarray, pictures: np.ndarray) -> np.ndarray:
+    """Which taught cards are held back from learning to check it. With cards named on two pictures
+    or more, whole pictures, the last taught first, as many as keep the share held back within one
+    card in :data:`HOLD_BACK_EVERY` (but at least one picture, and never all): the two corners of one
+    card, or cards under one light, then never sit on both sides of the check. From a single picture,
+    one card in :data:`HOLD_BACK_EVERY` counted through the cards sorted by name, so the check spreads
+    over the names taught (a weaker check: the other corner of a held-back card may be learnt)."""
     check = np.zeros(len(labels), bool)
-    check[np.argsort(labels, kind="stable")[HOLD_BACK_EVERY - 1::HOLD_BACK_EVERY]] = True
+    names = np.unique(pictures)
+    if len(names) < 2:
+        check[np.argsort(labels, kind="stable")[HOLD_BACK_EVERY - 1::HOLD_BACK_EVERY]] = True
+        return check
+    for picture in names[::-1][:-1]:
+        more = pictures == picture
+        if check.any() and check.sum() + more.sum() > len(labels) / HOLD_BACK_EVERY:
+            break
+        check |= more
     return check
 
 
@@ -129,7 +144,7 @@ class DeckLesson:
 
     def summary(self) -> str:
         """The lesson in a sentence for players."""
-        measured = (f"Of {self.checked} taught cards it did not learn from, it now names {self.learnt_right} "
+        measured = (f"Checked on {self.checked} taught cards it had not learnt from, it named {self.learnt_right} "
                     f"right, against {self.shipped_right} before.")
         if self.kept:
             return f"The reader learnt your deck from {self.cards} cards. {measured}"
@@ -144,65 +159,83 @@ class DeckLesson:
         return cls(**{key: data[key] for key in cls.__dataclass_fields__})
 
 
-def save_cards(folder: Path, contexts: np.ndarray, labels: np.ndarray) -> Path:
-    """Write the taught cards where the learner reads them (:data:`CARDS_FILE` in ``folder``)."""
+def save_cards(folder: Path, contexts: np.ndarray, labels: np.ndarray, pictures: np.ndarray | None = None) -> Path:
+    """Write the taught cards where the learner reads them (:data:`CARDS_FILE` in ``folder``):
+    their crops, names (classes) and the number of the picture each was named on (all one picture
+    when not given)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / CARDS_FILE
     partial = folder / (CARDS_FILE + ".partial.npz")
-    np.savez(partial, contexts=np.asarray(contexts, np.uint8), labels=np.asarray(labels, np.int64))
+    pictures = np.zeros(len(labels), np.int64) if pictures is None else pictures
+    np.savez(partial, contexts=np.asarray(contexts, np.uint8), labels=np.asarray(labels, np.int64),
+             pictures=np.asarray(pictures, np.int64))
     partial.replace(path)
     return path
 
 
-def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """The taught cards :func:`save_cards` wrote; DeckLearningError when they are missing or damaged."""
+def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The taught cards :func:`save_cards` wrote (crops, classes, pictures); DeckLearningError when
+    they are missing or damaged."""
     path = Path(folder) / CARDS_FILE
     try:
         with np.load(path) as saved:
-            contexts, labels = saved["contexts"], saved["labels"]
+            contexts, labels, pictures = saved["contexts"], saved["labels"], saved["pictures"]
     except FileNotFoundError:
         raise DeckLearningError(f"{path}: no taught cards to learn from") from None
     except (OSError, ValueError, KeyError) as error:
         raise DeckLearningError(f"{path}: the taught cards can't be read ({error})") from None
-    if contexts.shape[1:] != (CONTEXT, CONTEXT, 3) or len(contexts) != len(labels) or (
+    if contexts.shape[1:] != (CONTEXT, CONTEXT, 3) or not len(contexts) == len(labels) == len(pictures) or (
             len(labels) and not ((labels >= 0) & (labels <= BACKGROUND)).all()):
         raise DeckLearningError(f"{path}: the taught cards are not crops of corner indexes with their names")
-    return contexts, labels
+    return contexts, labels, pictures
 
 
-def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPPED_CLASSIFIER,
-               log=print) -> DeckLesson:
-    """Fine-tune ``base`` on the taught cards in ``folder`` (less those :func:`held_back`), measure
-    both on the held-back ones, and keep the learnt classifier (its save and ONNX export in
-    ``folder``) only if it names more of them right. The lesson is written to :data:`LESSON_FILE`
-    whether kept or not; a refused lesson leaves a classifier learnt earlier in place."""
-    from vision.index_net import export_onnx, train_classifier
+def _fine_tune(contexts: np.ndarray, labels: np.ndarray, base: Path, out: Path, minutes: float, passes: float,
+               log) -> None:
+    """``base`` fine-tuned on these crops for ``passes`` passes over them, or ``minutes``."""
+    from vision.index_net import train_classifier
 
-    folder = Path(folder)
-    contexts, labels = load_cards(folder)
-    if len(labels) < MIN_CARDS:
-        raise DeckLearningError(f"the reader needs at least {MIN_CARDS} taught cards to learn a deck, "
-                                f"and has {len(labels)}: teach it more")
-    check = held_back(labels)
-    learning = folder / "learning.pt"
     # The shipped classifier has a background class: one plain grey crop keeps its head whole even
     # when no taught card is "not a card".
     grey = np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)
+    train_classifier(np.concatenate([contexts, grey]), np.append(labels, BACKGROUND), out, minutes, batch=128,
+                     init=base, lr=LESSON_LR, log=log, max_crops=round(passes * len(labels)))
+
+
+def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPPED_CLASSIFIER,
+               log=print, passes: float = PASSES) -> DeckLesson:
+    """Fine-tune ``base`` on the taught cards in ``folder`` less those :func:`held_back`, and measure
+    both on the held-back ones. Only if the learnt classifier names more of them right is the
+    lesson kept: ``base`` is then fine-tuned again on every taught card, and that classifier (its
+    save and ONNX export in ``folder``) is what the reader uses. The lesson is written to
+    :data:`LESSON_FILE` whether kept or not; a refused lesson leaves a classifier learnt earlier in
+    place. Each of the two fine-tunings sees every card it learns from ``passes`` times, or stops
+    after ``minutes``."""
+    from vision.index_net import export_onnx
+
+    folder = Path(folder)
+    contexts, labels, pictures = load_cards(folder)
+    if len(labels) < MIN_CARDS:
+        raise DeckLearningError(f"the reader needs at least {MIN_CARDS} taught cards to learn a deck, "
+                                f"and has {len(labels)}: teach it more")
+    check = held_back(labels, pictures)
+    learning = folder / "learning.pt"
     started = datetime.now(timezone.utc)
-    train_classifier(np.concatenate([contexts[~check], grey]), np.append(labels[~check], BACKGROUND),
-                     learning, minutes, batch=128, init=base, lr=LESSON_LR, log=log)
+    _fine_tune(contexts[~check], labels[~check], base, learning, minutes, passes, log)
     truth = labels[check]
     shipped_right, learnt_right = (int((read_contexts(IndexClassifier(weights), contexts[check]).argmax(axis=1)
                                         == truth).sum()) for weights in (base, learning))
-    lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
-                        learnt_right=learnt_right, minutes=round((datetime.now(timezone.utc) - started).total_seconds() / 60, 2),
-                        kept=learnt_right > shipped_right, date=started.isoformat(timespec="seconds"))
-    if lesson.kept:
+    kept = learnt_right > shipped_right
+    if kept:
+        _fine_tune(contexts, labels, base, learning, minutes, passes, log)
         export = export_onnx(learning, folder / (LEARNT_EXPORT + ".partial"))
         learning.replace(folder / LEARNT_SAVE)
         os.replace(export, folder / LEARNT_EXPORT)
     else:
         learning.unlink(missing_ok=True)
+    lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
+                        learnt_right=learnt_right, kept=kept, date=started.isoformat(timespec="seconds"),
+                        minutes=round((datetime.now(timezone.utc) - started).total_seconds() / 60, 2))
     partial = folder / (LESSON_FILE + ".partial")
     partial.write_text(json.dumps(lesson.to_json(), indent=1))
     partial.replace(folder / LESSON_FILE)

@@ -54,11 +54,12 @@ def load_net(weights: Path) -> IndexNet:
 
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
-                     save_every: float = 5.0, lr: float = 3e-3) -> dict:
-    """Train for a wall-clock budget (continuing ``init`` if given, at its width); saves ``{"state",
-    "width", "crops_seen", "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the
-    counts including those of ``init``. A run cut off keeps its last save: continue it with ``init``
-    (with a lower ``lr``, the peak of the run's cosine schedule, once the weights have settled)."""
+                     save_every: float = 5.0, lr: float = 3e-3, max_crops: int | None = None) -> dict:
+    """Train for a wall-clock budget (continuing ``init`` if given, at its width), or until it has
+    seen ``max_crops`` crops if that comes first; saves ``{"state", "width", "crops_seen",
+    "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the counts including those of
+    ``init``. A run cut off keeps its last save: continue it with ``init`` (with a lower ``lr``, the
+    peak of the run's cosine schedule, once the weights have settled)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
@@ -83,7 +84,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         return summary
 
     model.train()
-    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
+    while (elapsed := max((time.monotonic() - started) / (minutes * 60), seen / (max_crops or float("inf")))) < 1:
         # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
         for group in optimiser.param_groups:
             group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))

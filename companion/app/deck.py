@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from vision.classes import CLASS_NAMES
 from vision.deck_learning import (
-    LESSON_MINUTES, MIN_CARDS, NOT_A_CARD, DeckLesson, decode_crop, encode_crop, label_of, last_lesson,
+    LESSON_MINUTES, MIN_CARDS, NOT_A_CARD, PASSES, DeckLesson, decode_crop, encode_crop, label_of, last_lesson,
     learnt_classifier, save_cards, teaching_crops,
 )
 from vision.index_classifier import CONTEXT
@@ -196,31 +196,35 @@ class DeckLearner(QObject):
 
     finished = Signal(object, str)
 
-    def __init__(self, folder: Path, parent: QObject | None = None, minutes: float = LESSON_MINUTES):
+    def __init__(self, folder: Path, parent: QObject | None = None, minutes: float = LESSON_MINUTES,
+                 passes: float = PASSES):
         super().__init__(parent)
-        self.folder, self.minutes = folder, minutes
+        self.folder, self.minutes, self.passes = folder, minutes, passes
         self.process: QProcess | None = None
 
     @property
     def busy(self) -> bool:
         return self.process is not None
 
-    def start(self, taught: list[tuple[str, bytes]]) -> None:
-        """Learn from these taught cards (the database's, in order); a damaged one is skipped."""
-        contexts, labels = [], []
-        for code, png in taught:
+    def start(self, taught: list[tuple[str, bytes, int]]) -> None:
+        """Learn from these taught cards, as (code, PNG crop, picture number) from the database; a
+        damaged one is skipped."""
+        contexts, labels, pictures = [], [], []
+        for code, png, picture in taught:
             try:
                 contexts.append(decode_crop(png))
                 labels.append(label_of(code))
             except (ValueError, KeyError):  # a damaged picture, a name no card has: not learnt
                 continue
-        save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3), np.array(labels, np.int64))
+            pictures.append(picture)
+        save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3), np.array(labels, np.int64),
+                   np.array(pictures, np.int64))
         self.process = QProcess(self)
         self.process.setWorkingDirectory(str(PROJECT_ROOT))
         self.process.finished.connect(self._done)
         self.process.errorOccurred.connect(self._failed_to_start)
         self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder),
-                                            "--minutes", f"{self.minutes:g}"])
+                                            "--minutes", f"{self.minutes:g}", "--passes", f"{self.passes:g}"])
 
     def stop(self) -> None:
         """Stop a lesson under way (the app is closing): what was learnt before stays."""

@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
             return
         if self.learner.busy:
             self.statusBar().showMessage(f"The reader has {count} of your cards; it is learning from the earlier "
-                                         "ones now, and takes these in its next lesson.")
+                                         "ones now, and learns again with these when it is done.")
         elif count < MIN_CARDS:
             self.statusBar().showMessage(f"The reader has {count} of your cards; it learns your deck once it has "
                                          f"{MIN_CARDS}. Lay out more cards and teach it again.")
@@ -621,6 +621,8 @@ class MainWindow(QMainWindow):
                 if self.live is not None and classifier is not None:
                     self.live.use_classifier(classifier)
         self.statusBar().showMessage(message)
+        if lesson is not None and self.store.taught_card_count() > lesson.cards:  # cards taught meanwhile
+            self.learner.start(self.store.taught_cards())
 
     def forget_deck(self) -> None:
         asked = QMessageBox.question(self, "Forget your deck?",

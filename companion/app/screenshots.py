@@ -1,6 +1,6 @@
 """``python -m companion.app.screenshots docs/``: pictures of the main window, the team areas being
-set up, the end-of-hand dialog and the score sheet for the README, from an example game in a
-temporary database.
+set up, the end-of-hand dialog, the score sheet and the reader being taught the table's cards for
+the README, from an example game in a temporary database.
 
 The main window shows the bundled demo hand part-way through, its side panel driven by the demo's
 recorded table events (``datasets/demo/events.json``: what the card reader reports once it is
@@ -20,6 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
+from .deck import TeachDialog  # noqa: E402
 from .draft import HandDraft  # noqa: E402
 from .end_of_hand import EndOfHandDialog  # noqa: E402
 from .settings import AppSettings  # noqa: E402
@@ -38,7 +39,6 @@ DEMO_EVENTS_SHOWN = 14
 
 def play_demo_until(window, events_shown: int) -> None:
     """Apply the demo hand's first events to the window and show the video frame that follows them."""
-    import cv2
     from vision.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
 
     from .main_window import DEMO_VIDEO
@@ -49,12 +49,22 @@ def play_demo_until(window, events_shown: int) -> None:
         hand_event = as_hand_event(event)
         if hand_event is not None:
             window.apply_event(hand_event)
+    frame = demo_frame(events[-1]["frame"] + STILLS_PER_EVENT * FRAMES_PER_STILL - 1)
+    if frame is not None:
+        window.video.show_frame(to_qimage(frame))
+
+
+def demo_frame(number: int):
+    """A frame of the demo video (BGR; ``-1``: the last), or ``None`` if it can't be read."""
+    import cv2
+
+    from .main_window import DEMO_VIDEO
+
     video = cv2.VideoCapture(str(DEMO_VIDEO))
-    video.set(cv2.CAP_PROP_POS_FRAMES, events[-1]["frame"] + STILLS_PER_EVENT * FRAMES_PER_STILL - 1)
+    video.set(cv2.CAP_PROP_POS_FRAMES, number if number >= 0 else video.get(cv2.CAP_PROP_FRAME_COUNT) - 1)
     ok, frame = video.read()
     video.release()
-    if ok:
-        window.video.show_frame(to_qimage(frame))
+    return frame if ok else None
 
 
 def take(out: Path) -> list[Path]:
@@ -69,7 +79,8 @@ def take(out: Path) -> list[Path]:
     window.show()
     QApplication.processEvents()  # lay the window out so the frame is scaled to the video area
     play_demo_until(window, DEMO_EVENTS_SHOWN)
-    shots = [out / "main-window.png", out / "table-areas.png", out / "end-of-hand.png", out / "score-sheet.png"]
+    shots = [out / "main-window.png", out / "table-areas.png", out / "end-of-hand.png", out / "score-sheet.png",
+             out / "teach-cards.png"]
     QApplication.processEvents()
     window.grab().save(str(shots[0]))
 
@@ -90,6 +101,13 @@ def take(out: Path) -> list[Path]:
     window.tabs.setCurrentWidget(window.sheet_view)
     QApplication.processEvents()
     window.grab().save(str(shots[3]))
+
+    frame = demo_frame(-1)  # the demo's fullest table, as the reader finds its corners
+    teach = TeachDialog(frame, window.teacher.finds(frame), 0, window)
+    teach.show()
+    QApplication.processEvents()
+    teach.grab().save(str(shots[4]))
+    teach.close()
     window.close()
     return shots
 

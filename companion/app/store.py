@@ -76,6 +76,7 @@ CREATE TABLE taught_cards (             -- the table's own deck, as players name
     id INTEGER PRIMARY KEY,
     code TEXT NOT NULL,                 -- a card code such as KH or JK, or "none": no card's corner
     crop BLOB NOT NULL,                 -- PNG: the corner index and its surroundings, as the reader saw it
+    picture INTEGER NOT NULL,           -- the cards named on one picture share a number, counted from 1
     taught TEXT NOT NULL
 );
 """,
@@ -351,16 +352,19 @@ class Store:
 
     # ---------------------------------------------------------------------------- taught cards
     def add_taught_cards(self, cards: list[tuple[str, bytes]]) -> int:
-        """Keep cards players named, as (code, PNG crop), in one transaction; the count kept in all."""
+        """Keep cards players named on one picture, as (code, PNG crop), in one transaction, under a
+        new picture number; the count kept in all."""
         with self._transaction():
+            picture = self._db.execute("SELECT coalesce(max(picture), 0) + 1 FROM taught_cards").fetchone()[0]
             now = _now()
-            self._db.executemany("INSERT INTO taught_cards (code, crop, taught) VALUES (?, ?, ?)",
-                                 [(code, crop, now) for code, crop in cards])
+            self._db.executemany("INSERT INTO taught_cards (code, crop, picture, taught) VALUES (?, ?, ?, ?)",
+                                 [(code, crop, picture, now) for code, crop in cards])
         return self.taught_card_count()
 
-    def taught_cards(self) -> list[tuple[str, bytes]]:
-        """Every taught card as (code, PNG crop), in the order taught."""
-        return [(code, bytes(crop)) for code, crop in self._db.execute("SELECT code, crop FROM taught_cards ORDER BY id")]
+    def taught_cards(self) -> list[tuple[str, bytes, int]]:
+        """Every taught card as (code, PNG crop, picture number), in the order taught."""
+        return [(code, bytes(crop), picture) for code, crop, picture
+                in self._db.execute("SELECT code, crop, picture FROM taught_cards ORDER BY id")]
 
     def taught_card_count(self) -> int:
         return self._db.execute("SELECT count(*) FROM taught_cards").fetchone()[0]

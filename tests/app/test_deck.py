@@ -76,15 +76,19 @@ def test_a_lesson_learnt_in_the_background_reads_the_next_frames_and_the_next_st
     assert window.live is not None
     # A table whose players call every corner the joker: after the lesson the reader reads jokers.
     crops = teaching_crops(table, finds.xyxy)
-    jokers = [("JK", encode_crop(crop)) for crop in crops] * (MIN_CARDS // len(crops) + 1)
-    window.learner.minutes = 0.3
+    jokers = [("JK", encode_crop(crop)) for crop in crops] * 2
+    window.learner.passes = 150  # a lesson long enough to turn every name into the joker
     with qtbot.waitSignal(window.learner.finished, timeout=180_000) as done:
         window.keep_taught_cards(jokers)
         assert window.learner.busy and "is learning your deck" in window.statusBar().currentMessage()
+        window.keep_taught_cards(jokers[:1])  # taught while it learns: it learns again when done
+        assert "learns again with these when it is done" in window.statusBar().currentMessage()
     lesson, message = done.args
     assert lesson is not None and lesson.kept, message
     assert message.startswith(f"The reader learnt your deck from {len(jokers)} cards")
     assert window.statusBar().currentMessage() == message
+    assert window.learner.busy  # the next lesson, with the card taught meanwhile
+    window.learner.stop()
     with qtbot.waitSignal(window.live.reading, timeout=30_000):  # the reader takes it up at its next reading
         window.live.offer(0, table)
     learnt = deck_folder(path) / LEARNT_EXPORT
@@ -110,7 +114,7 @@ def test_a_lesson_learnt_in_the_background_reads_the_next_frames_and_the_next_st
 def test_a_lesson_that_cannot_run_says_why_in_words(qtbot, tmp_path):
     learner = DeckLearner(tmp_path / "deck")
     with qtbot.waitSignal(learner.finished, timeout=120_000) as done:
-        learner.start([("KH", b"a damaged picture")] * MIN_CARDS)  # none of them can be learnt from
+        learner.start([("KH", b"a damaged picture", 1)] * MIN_CARDS)  # none of them can be learnt from
     lesson, message = done.args
     assert lesson is None and not learner.busy
     assert message == (f"The reader could not learn your deck: the reader needs at least {MIN_CARDS} taught "

@@ -148,7 +148,7 @@ def test_a_database_from_an_older_version_opens_and_keeps_its_games(tmp_path, ve
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
 
 
-def test_taught_cards_are_kept_in_order_across_a_restart_until_forgotten(tmp_path):
+def test_taught_cards_are_kept_in_order_by_picture_across_a_restart_until_forgotten(tmp_path):
     path = tmp_path / "s.sqlite3"
     store = Store(path)
     assert store.taught_cards() == [] and store.taught_card_count() == 0
@@ -156,7 +156,7 @@ def test_taught_cards_are_kept_in_order_across_a_restart_until_forgotten(tmp_pat
     assert store.add_taught_cards([("JK", b"\x89PNG three")]) == 3
     store.close()
     store = Store(path)
-    assert store.taught_cards() == [("KH", b"\x89PNG one"), ("none", b"\x89PNG two"), ("JK", b"\x89PNG three")]
+    assert store.taught_cards() == [("KH", b"\x89PNG one", 1), ("none", b"\x89PNG two", 1), ("JK", b"\x89PNG three", 2)]
     store.forget_taught_cards()
     assert store.taught_card_count() == 0
     store.close()

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-    QDialogButtonBox, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
+    QApplication, QDialogButtonBox, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
@@ -575,8 +575,16 @@ class MainWindow(QMainWindow):
                                          "a video above, with cards face up in view.")
             return
         self.frozen = True
+        QApplication.setOverrideCursor(Qt.WaitCursor)  # the first time, the reader's models load (a second or two)
         try:
             finds = self.teacher.finds(frame)
+        except Exception as error:  # a damaged model file: say so, the game goes on
+            self.frozen = False
+            self.statusBar().showMessage(f"The card reader could not look at the picture: {error}")
+            return
+        finally:
+            QApplication.restoreOverrideCursor()
+        try:
             if not len(finds):
                 self.statusBar().showMessage("The card reader finds no card corners in this picture: lay cards "
                                              "face up where the camera sees their corners, then try again.")

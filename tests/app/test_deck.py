@@ -119,3 +119,21 @@ def test_a_lesson_that_cannot_run_says_why_in_words(qtbot, tmp_path):
     assert lesson is None and not learner.busy
     assert message == (f"The reader could not learn your deck: the reader needs at least {MIN_CARDS} taught "
                        "cards to learn a deck, and has 0: teach it more")
+
+
+def test_a_damaged_learnt_deck_is_reported_and_the_reader_reads_as_shipped(qtbot, tmp_path, table):
+    path = tmp_path / "sheet.sqlite3"
+    deck_folder(path).mkdir(parents=True)
+    (deck_folder(path) / LEARNT_EXPORT).write_bytes(b"half a model")
+    window = window_on(qtbot, path)
+    assert "What it learnt of your deck can't be loaded, so it reads as shipped" in window.statusBar().currentMessage()
+    assert window.reader.detector.classifier.weights.parent != deck_folder(path)
+    window.newest_frame = table
+    window.teach_cards()
+    assert window.statusBar().currentMessage().startswith("The card reader could not look at the picture: ")
+    assert not window.frozen and QApplication.activeModalWidget() is None
+    window.forget_learnt_deck()  # what players do about it
+    assert not (deck_folder(path) / LEARNT_EXPORT).exists()
+    QTimer.singleShot(0, lambda: QApplication.activeModalWidget().reject())
+    window.teach_cards()
+    assert window.store.taught_card_count() == 0

@@ -153,5 +153,9 @@ def _render_element(renderer: QSvgRenderer, element: str, size: tuple[int, int])
 
 
 def _qt_application() -> QGuiApplication:
-    """Qt's SVG renderer needs an application object (offscreen: no display is used)."""
-    return QGuiApplication.instance() or QGuiApplication([])
+    """Qt's SVG renderer needs an application object (offscreen: no display is used). A widgets
+    application, so that the same process can still open windows afterwards (the app, its tests):
+    Qt allows one application object a process, and a plain QGuiApplication can't show widgets."""
+    from PySide6.QtWidgets import QApplication
+
+    return QGuiApplication.instance() or QApplication([])

@@ -10,8 +10,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-    QApplication, QDialogButtonBox, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget,
+    QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel,
+    QListWidget, QListWidgetItem, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout,
+    QWidget,
 )
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
@@ -615,7 +616,7 @@ class MainWindow(QMainWindow):
         else:
             self.learner.start(self.store.taught_cards())
             self.statusBar().showMessage(f"The reader is learning your deck from {count} cards, in the background "
-                                         f"(about {self.learner.minutes:g} minute); play on.")
+                                         "(a minute or two); play on.")
 
     def _lesson_done(self, lesson, message: str) -> None:
         """A lesson ended: a kept one names cards from the next reading on."""

@@ -45,8 +45,11 @@ MIN_CARDS = 40
 #: the players named cards on two or more (:func:`held_back`).
 HOLD_BACK_EVERY = 5
 #: A lesson's fine-tuning sees each card it learns from about this many times (augmented), then
-#: stops: a minute on 60 cards over-fits them (thirteenth session, below), a few seconds do not.
-PASSES = 15
+#: stops. A minute on a held-out deck's 59–78 cards over-fitted them (thirteenth session,
+#: ``bench/deck_adaptation.py --app --learn-scenes 10``: named right 0.584 -> 0.572 with every
+#: lesson kept); 15 passes gave 0.587 and 40 gave 0.596 (readable 0.879 and 0.887, against 0.881),
+#: and from 30 scenes (156–354 cards a deck) 0.626 and 0.639 (readable 0.903 both), no deck worse.
+PASSES = 40
 #: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has.
 LESSON_MINUTES = 1.0
 #: Peak learning rate of the fine-tuning: the bench's, gentle enough to keep what the shipped
@@ -207,10 +210,10 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     """Fine-tune ``base`` on the taught cards in ``folder`` less those :func:`held_back`, and measure
     both on the held-back ones. Only if the learnt classifier names more of them right is the
     lesson kept: ``base`` is then fine-tuned again on every taught card, and that classifier (its
-    save and ONNX export in ``folder``) is what the reader uses. The lesson is written to
-    :data:`LESSON_FILE` whether kept or not; a refused lesson leaves a classifier learnt earlier in
-    place. Each of the two fine-tunings sees every card it learns from ``passes`` times, or stops
-    after ``minutes``."""
+    save and ONNX export in ``folder``) is what the reader uses. Each of the two fine-tunings sees every card it learns from ``passes`` times, or stops
+    after ``minutes``. A kept lesson is written to :data:`LESSON_FILE` beside its classifier (what
+    :func:`last_lesson` reads); a refused one leaves both as they were, a classifier learnt earlier
+    with its lesson."""
     from vision.index_net import export_onnx
 
     folder = Path(folder)
@@ -230,20 +233,21 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
         _fine_tune(contexts, labels, base, learning, minutes, passes, log)
         export = export_onnx(learning, folder / (LEARNT_EXPORT + ".partial"))
         learning.replace(folder / LEARNT_SAVE)
-        os.replace(export, folder / LEARNT_EXPORT)
+        os.replace(export, folder / LEARNT_EXPORT)  # the reader's file: replaced whole, never half written
     else:
         learning.unlink(missing_ok=True)
     lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
                         learnt_right=learnt_right, kept=kept, date=started.isoformat(timespec="seconds"),
                         minutes=round((datetime.now(timezone.utc) - started).total_seconds() / 60, 2))
-    partial = folder / (LESSON_FILE + ".partial")
-    partial.write_text(json.dumps(lesson.to_json(), indent=1))
-    partial.replace(folder / LESSON_FILE)
+    if kept:
+        partial = folder / (LESSON_FILE + ".partial")
+        partial.write_text(json.dumps(lesson.to_json(), indent=1))
+        partial.replace(folder / LESSON_FILE)
     return lesson
 
 
 def last_lesson(folder: Path) -> DeckLesson | None:
-    """The lesson written last in ``folder`` (``None`` if none, or it can't be read)."""
+    """The lesson the learnt classifier in ``folder`` came from (``None`` if none, or it can't be read)."""
     try:
         return DeckLesson.from_json(json.loads((Path(folder) / LESSON_FILE).read_text()))
     except (OSError, ValueError, KeyError, TypeError):

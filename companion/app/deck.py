@@ -77,9 +77,11 @@ class DeckTeacher:
 
 
 def _shipped_classifier() -> Path:
+    """The shipped classifier's export, beside the detector the app runs."""
+    from vision.detector import CLASSIFIER_NAME
     from vision.weights import default_weights
 
-    return default_weights("openvino").with_name("index_classifier.onnx")
+    return default_weights("openvino").parent / (CLASSIFIER_NAME + ".onnx")
 
 
 def learnt_reader_classifier(folder: Path):

@@ -98,7 +98,7 @@ def test_a_lesson_learns_the_deck_and_keeps_it_only_when_it_names_held_back_card
     save_cards(tmp_path, contexts, labels)
     refused = learn_deck(tmp_path, minutes=1e-9, log=lambda _: None)
     assert not refused.kept and refused.learnt_right == refused.shipped_right
-    assert "did not improve" in refused.summary() and last_lesson(tmp_path) == refused
+    assert "did not improve" in refused.summary() and last_lesson(tmp_path) == lesson  # the one learnt from
     assert learnt_classifier(tmp_path) == export and not (tmp_path / "learning.pt").exists()
 
 

@@ -22,7 +22,7 @@ standing in for the cards players name on one picture.
 ``--pooled`` learns one classifier from all the held-out decks' indexes at once (most test tables
 mix two designs, as real ones may) and scores the detector's finds on the other half named by each
 classifier: mAP50 of every index and of the readable ones, as ``python -m vision evaluate`` scores
-them. ``--guard`` learns each deck from the first four fifths of its learning scenes and keeps what
+them (with ``--app``, learnt as the app does). ``--guard`` learns each deck from the first four fifths of its learning scenes and keeps what
 it learnt only if that names the deck's indexes in the last fifth better than the shipped
 classifier does, as an app should before trusting a deck learnt from a few hands.
 """
@@ -75,18 +75,25 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
     return IndexClassifier(out), len(labels) - 1
 
 
-def app_lesson(frames: list, deck: str, args: argparse.Namespace, folder: Path) -> tuple[IndexClassifier, int]:
-    """The classifier the app reads with after learning the deck's indexes in ``frames`` as players'
-    taught cards (the shipped one when the lesson is refused), and how many cards were taught."""
-    from vision.deck_learning import PASSES, learn_deck, learnt_classifier, save_cards, teaching_crops
+def app_lesson(frames: list, decks: list[str], args: argparse.Namespace, folder: Path) -> tuple[IndexClassifier, int]:
+    """The classifier the app reads with after learning the indexes of ``decks`` in ``frames`` as
+    players' taught cards, a frame for a picture (the shipped one when the lesson is refused), and
+    how many cards were taught."""
+    from vision.deck_learning import PASSES, learn_deck, save_cards, teaching_crops
+    from vision.deck_learning import learnt_classifier as learnt_export
 
-    contexts, labels, pictures = zip(*((teaching_crops(image, boxes), ids, np.full(len(ids), n))
-                                       for n, (image, boxes, ids, _) in enumerate(deck_indexes(frames, deck))))
+    contexts, labels, pictures = [], [], []
+    for n, frame in enumerate(frames):
+        for deck in decks:
+            for image, boxes, ids, _ in deck_indexes([frame], deck):
+                contexts.append(teaching_crops(image, boxes))
+                labels.append(ids)
+                pictures.append(np.full(len(ids), n))
     save_cards(folder, np.concatenate(contexts), np.concatenate(labels), np.concatenate(pictures))
     lesson = learn_deck(folder, args.minutes, base=args.classifier, log=lambda _: None,
                         passes=args.passes or PASSES)
-    print(f"{deck:24s} lesson: {lesson.summary()}")
-    learnt = learnt_classifier(folder)
+    print(f"{', '.join(decks):24s} lesson: {lesson.summary()}")
+    learnt = learnt_export(folder)
     return IndexClassifier(learnt if learnt else args.classifier), lesson.cards
 
 
@@ -107,7 +114,7 @@ def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier,
 
     detector = CardDetector(conf=LOW_CONFIDENCE, classifier=False, threads=args.threads)
     with tempfile.TemporaryDirectory() as folder:
-        adapted, learnt = learnt_classifier(learn, decks, args, Path(folder))
+        adapted, learnt = (app_lesson if args.app else learnt_classifier)(learn, decks, args, Path(folder))
         print(f"learnt from {learnt} indexes of {len(decks)} decks")
         finds = [detector.detect(image) for image, _, _, _ in score]
         for label, classifier in (("shipped", shipped), ("adapted", adapted)):
@@ -133,8 +140,8 @@ def main() -> int:
                         help="learn from four fifths of the learning scenes and keep what is learnt only if it "
                              "names the deck's indexes in the last fifth better than the shipped classifier")
     args = parser.parse_args()
-    if args.pooled + args.guard + args.app > 1:
-        parser.error("--pooled, --guard and --app are different ways to learn: choose one")
+    if args.guard and (args.pooled or args.app):
+        parser.error("--guard checks one deck at a time, learnt the bench's way: not with --pooled or --app")
     import torch
 
     from vision.weights import WeightsError
@@ -163,7 +170,7 @@ def main() -> int:
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
             if args.app:
-                adapted, learnt = app_lesson(learning, deck, args, Path(folder))
+                adapted, learnt = app_lesson(learning, [deck], args, Path(folder))
             else:
                 adapted, learnt = learnt_classifier(learning, [deck], args, Path(folder))
             if check:

@@ -71,7 +71,7 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert (named.confidence <= found.confidence).all()
 
 
-def test_a_find_is_named_by_the_mean_of_its_readings_through_each_window():
+def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_window_and_turn():
     from vision.detector import CLASSIFIER_NAME
     from vision.index_glyphs import drawn_contexts
 
@@ -85,12 +85,14 @@ def test_a_find_is_named_by_the_mean_of_its_readings_through_each_window():
                       [152 - side / 2, 62 - side / 2, 152 + side / 2, 62 + side / 2]], np.float32)
     found = Detections(boxes, [0.9, 0.6], [0, 0])
     named = classifier.name(frame, found)
-    readings = [classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window))[:, :ic.BACKGROUND]
-                for window in ic.READ_WINDOWS]
-    assert len(readings) > 1 and not np.allclose(readings[0], readings[1])  # the windows see different crops
-    mean = np.mean(readings, axis=0)
-    np.testing.assert_array_equal(named.class_id, mean.argmax(axis=1))
-    np.testing.assert_allclose(named.confidence, found.confidence * mean.max(axis=1), rtol=1e-5)
+    readings = np.array([classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window, turn))
+                         for window in ic.READ_WINDOWS for turn in ic.READ_TURNS])
+    assert len(readings) == len(ic.READ_WINDOWS) * len(ic.READ_TURNS) > 1
+    assert not np.allclose(readings[0], readings[1])  # the windows and turns see different crops
+    joined = np.exp(np.log(readings).mean(axis=0))  # their geometric mean, summing to one
+    joined = (joined / joined.sum(axis=1, keepdims=True))[:, :ic.BACKGROUND]
+    np.testing.assert_array_equal(named.class_id, joined.argmax(axis=1))
+    np.testing.assert_allclose(named.confidence, found.confidence * joined.max(axis=1), rtol=1e-4)
 
 
 def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):
@@ -115,6 +117,16 @@ def test_a_window_crop_is_centred_on_its_box():
     frame[40:60, 45:55] = 255  # a 10×20 white box
     crop = ic.window_crops(frame, np.array([[45, 40, 55, 60]], np.float32), 26, 1.3)[0]
     assert crop[13, 13].min() == 255 and crop[0, 0].max() == 0
+
+
+def test_a_turned_window_crop_turns_about_its_box():
+    frame = np.zeros((100, 100, 3), np.uint8)
+    frame[30:70, 48:52] = 255  # an upright bar, 4×40, in a 4×40 box
+    box = np.array([[48, 30, 52, 70]], np.float32)
+    upright, turned = (ic.window_crops(frame, box, 32, 1.0, turn)[0, ..., 0] for turn in (0.0, 90.0))
+    assert upright[2:30, 16].min() == 255 and upright[16, 2:6].max() == 0  # tall through the middle
+    assert turned[16, 2:30].min() == 255 and turned[2:6, 16].max() == 0  # now lying across it
+    np.testing.assert_array_equal(upright, ic.window_crops(frame, box, 32, 1.0)[0, ..., 0])
 
 
 def test_a_damaged_classifier_file_says_how_to_rebuild(tmp_path):

@@ -106,9 +106,9 @@ def decode_crop(png: bytes) -> np.ndarray:
 
 
 def read_contexts(classifier: IndexClassifier, contexts: np.ndarray) -> np.ndarray:
-    """(n, classes) probabilities of each taught crop, read as the app reads a find (every window of
-    :data:`~vision.index_classifier.READ_WINDOWS`, both ways up): the find's box is the crop's centre,
-    ``CONTEXT / (2 × WINDOW)`` wide, as :func:`teaching_crops` cut it."""
+    """(n, classes) probabilities of each taught crop, read as the app reads a find
+    (:meth:`~vision.index_classifier.IndexClassifier.read_boxes`): the find's box is the crop's
+    centre, ``CONTEXT / (2 × WINDOW)`` wide, as :func:`teaching_crops` cut it."""
     side = CONTEXT / (2 * WINDOW)
     box = np.array([[CONTEXT / 2 - side / 2, CONTEXT / 2 - side / 2, CONTEXT / 2 + side / 2, CONTEXT / 2 + side / 2]])
     if not len(contexts):
@@ -215,8 +215,8 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     """Fine-tune ``base`` on the taught cards in ``folder`` less those :func:`held_back`, and measure
     both on the held-back ones. Only if the learnt classifier names more of them right is the
     lesson kept: ``base`` is then fine-tuned again on every taught card, and that classifier (its
-    save and ONNX export in ``folder``) is what the reader uses. Each of the two fine-tunings sees every card it learns from ``passes`` times, or stops
-    after ``minutes``. A kept lesson is written to :data:`LESSON_FILE` beside its classifier (what
+    save and ONNX export in ``folder``) is what the reader uses. Each of the two fine-tunings sees
+    every card it learns from ``passes`` times, or stops after ``minutes``. A kept lesson is written to :data:`LESSON_FILE` beside its classifier (what
     :func:`last_lesson` reads); a refused one leaves both as they were, a classifier learnt earlier
     with its lesson."""
     from vision.index_net import export_onnx

@@ -216,11 +216,16 @@ class DeckLearner(QObject):
             try:
                 contexts.append(decode_crop(png))
                 labels.append(label_of(code))
-            except (ValueError, KeyError):  # a damaged picture, a name no card has: not learnt
+            except ValueError:  # a damaged picture, a name no card has: not learnt
                 continue
             pictures.append(picture)
-        save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3), np.array(labels, np.int64),
-                   np.array(pictures, np.int64))
+        try:
+            save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3),
+                       np.array(labels, np.int64), np.array(pictures, np.int64))
+        except OSError as error:  # a full disk, a folder it may not write to
+            self.finished.emit(None, f"The reader could not learn your deck: its cards could not be written "
+                                     f"to {self.folder} ({error.strerror or error}).")
+            return
         self.process = QProcess(self)
         self.process.setWorkingDirectory(str(PROJECT_ROOT))
         self.process.finished.connect(self._done)

@@ -137,3 +137,14 @@ def test_a_damaged_learnt_deck_is_reported_and_the_reader_reads_as_shipped(qtbot
     QTimer.singleShot(0, lambda: QApplication.activeModalWidget().reject())
     window.teach_cards()
     assert window.store.taught_card_count() == 0
+
+
+def test_a_deck_folder_that_cannot_be_written_is_reported_not_raised(qtbot, tmp_path):
+    blocked = tmp_path / "deck"
+    blocked.write_text("a file where the deck folder should be")
+    learner = DeckLearner(blocked)
+    with qtbot.waitSignal(learner.finished, timeout=5_000) as done:
+        learner.start([("KH", encode_crop(np.zeros((CONTEXT, CONTEXT, 3), np.uint8)), 1)] * MIN_CARDS)
+    lesson, message = done.args
+    assert lesson is None and not learner.busy
+    assert message.startswith(f"The reader could not learn your deck: its cards could not be written to {blocked}")

@@ -40,6 +40,7 @@ from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_co
 from .video_view import TABLE, VideoView
 from .words import as_title
 
+from vision.deck_learning import learnt_classifier
 from vision.team_areas import TableSetup, TableSetupError
 from vision.tracking import settle_guesses
 
@@ -413,6 +414,10 @@ class MainWindow(QMainWindow):
             if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(
                     dialog.hand(), hand_log(self.tracker), self._table_shows):
                 self.tabs.setCurrentWidget(self.sheet_view)
+                if self.reader is not None and learnt_classifier(self.deck) is None:
+                    self.statusBar().showMessage(
+                        "Hand scored. While its cards are still on the table, press Ctrl+L to teach the card "
+                        "reader your deck: it reads the cards of a deck it has learnt better.")
         finally:
             self.frozen = False
 

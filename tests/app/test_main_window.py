@@ -60,6 +60,7 @@ def test_score_hand_adds_the_hand_to_the_sheet_and_the_next_hand_starts_from_the
     assert Game.load(store, w.game.id).hands[0]["went_out"] == "A"
     assert w.tabs.currentWidget() is w.sheet_view
     assert w.state.opening_minimum("A") == 125 and w.state.scores == {"A": 670, "B": -10}
+    assert "press Ctrl+L to teach the card reader your deck" in w.statusBar().currentMessage()
 
 
 def test_the_turn_card_key(qtbot, store):

@@ -22,8 +22,9 @@ How the app uses it:
    (:func:`learnt_classifier`), until the players forget the deck.
 
 Measured as the app does it (``bench/deck_adaptation.py --app``, thirteenth session): from 156–354
-cards a held-out deck, its other indexes named right 0.584 -> 0.639 (readable 0.881 -> 0.903), no
-deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 cards 0.671 (0.923).
+cards a held-out deck, its other indexes named right 0.582 -> 0.637 (readable 0.882 -> 0.904), no
+deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 cards 0.671 (0.923,
+measured before the geometric join of :func:`~vision.index_classifier.join_readings`).
 
 Pure numpy here; torch is imported only when learning.
 """
@@ -49,6 +50,10 @@ MIN_CARDS = 40
 #: About one taught card in this many is held back to check what was learnt: whole pictures when
 #: the players named cards on two or more (:func:`held_back`).
 HOLD_BACK_EVERY = 5
+#: The check wants at least this many held-back cards: further pictures are held back until it has
+#: them (never every picture), even past one card in :data:`HOLD_BACK_EVERY`. A deck's last scene
+#: held only 1–4 of its cards in the thirteenth session's bench, too few to judge a lesson on.
+MIN_CHECKED = 10
 #: A lesson's fine-tuning sees each card it learns from about this many times (augmented), then
 #: stops. A minute on a held-out deck's 59–78 cards over-fitted them (thirteenth session,
 #: ``bench/deck_adaptation.py --app --learn-scenes 10``: named right 0.584 -> 0.572 with every
@@ -119,7 +124,8 @@ def read_contexts(classifier: IndexClassifier, contexts: np.ndarray) -> np.ndarr
 def held_back(labels: np.ndarray, pictures: np.ndarray) -> np.ndarray:
     """Which taught cards are held back from learning to check it. With cards named on two pictures
     or more, whole pictures, the last taught first, as many as keep the share held back within one
-    card in :data:`HOLD_BACK_EVERY` (but at least one picture, and never all): the two corners of one
+    card in :data:`HOLD_BACK_EVERY` (but at least :data:`MIN_CHECKED` cards, and never every
+    picture): the two corners of one
     card, or cards under one light, then never sit on both sides of the check. From a single picture,
     one card in :data:`HOLD_BACK_EVERY` counted through the cards sorted by name, so the check spreads
     over the names taught (a weaker check: the other corner of a held-back card may be learnt)."""
@@ -130,7 +136,7 @@ def held_back(labels: np.ndarray, pictures: np.ndarray) -> np.ndarray:
         return check
     for picture in names[::-1][:-1]:
         more = pictures == picture
-        if check.any() and check.sum() + more.sum() > len(labels) / HOLD_BACK_EVERY:
+        if check.sum() >= MIN_CHECKED and check.sum() + more.sum() > len(labels) / HOLD_BACK_EVERY:
             break
         check |= more
     return check

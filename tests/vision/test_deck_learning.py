@@ -12,7 +12,8 @@ import pytest
 
 from vision.augment import photograph
 from vision.deck_learning import (
-    CARDS_FILE, HOLD_BACK_EVERY, LEARNT_EXPORT, LEARNT_SAVE, LESSON_FILE, MIN_CARDS, NOT_A_CARD, SHIPPED_CLASSIFIER,
+    CARDS_FILE, HOLD_BACK_EVERY, LEARNT_EXPORT, LEARNT_SAVE, LESSON_FILE, MIN_CARDS, MIN_CHECKED, NOT_A_CARD,
+    SHIPPED_CLASSIFIER,
     DeckLearningError, code_of, decode_crop, encode_crop, held_back, label_of, last_lesson, learn_deck,
     learnt_classifier, load_cards, read_contexts, save_cards, teaching_crops,
 )
@@ -61,6 +62,9 @@ def test_cards_named_on_several_pictures_are_held_back_a_whole_picture_at_a_time
     np.testing.assert_array_equal(few_last, np.arange(60) >= 50)  # the last two: a sixth between them
     lopsided = held_back(labels, np.repeat([1, 2], [5, 55]))
     np.testing.assert_array_equal(lopsided, np.arange(60) >= 5)  # never every picture
+    small_last = held_back(labels, np.repeat([1, 2, 3, 4], [30, 24, 3, 3]))
+    np.testing.assert_array_equal(small_last, np.arange(60) >= 30)  # until MIN_CHECKED cards are held back
+    assert small_last.sum() >= MIN_CHECKED
 
 
 def test_a_crop_is_read_as_the_app_reads_the_find_it_was_cut_from(deck):

@@ -22,9 +22,10 @@ standing in for the cards players name on one picture.
 ``--pooled`` learns one classifier from all the held-out decks' indexes at once (most test tables
 mix two designs, as real ones may) and scores the detector's finds on the other half named by each
 classifier: mAP50 of every index and of the readable ones, as ``python -m vision evaluate`` scores
-them (with ``--app``, learnt as the app does). ``--guard`` learns each deck from the first four fifths of its learning scenes and keeps what
-it learnt only if that names the deck's indexes in the last fifth better than the shipped
-classifier does, as an app should before trusting a deck learnt from a few hands.
+them (with ``--app``, learnt as the app does). ``--guard`` learns each deck from the first four
+fifths of its learning scenes and keeps what it learnt only if that names the deck's indexes in the
+last fifth better than the shipped classifier does, as an app should before trusting a deck learnt
+from a few hands.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.evaluate import READABLE_VISIBLE, test_frames  # noqa: E402
-from vision.index_classifier import BACKGROUND, CONTEXT, WINDOW, IndexClassifier, window_crops  # noqa: E402
+from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
 from vision.reading import READABLE_INDEX_PX  # noqa: E402
 
 
@@ -57,22 +58,19 @@ def deck_indexes(frames: list, deck: str):
 
 def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
                       folder: Path) -> tuple[IndexClassifier, int]:
-    """The shipped classifier fine-tuned on the indexes of ``decks`` in ``frames`` (saved in
-    ``folder``), and how many indexes it learnt from."""
-    from vision.index_net import train_classifier
+    """The shipped classifier fine-tuned for ``--minutes`` on the indexes of ``decks`` in ``frames``
+    (saved in ``folder``), and how many indexes it learnt from."""
+    from vision.deck_learning import fine_tune, teaching_crops
 
     contexts, labels = [], []
     for deck in decks:
         for image, boxes, ids, _ in deck_indexes(frames, deck):
-            contexts.append(window_crops(image, boxes, CONTEXT, 2 * WINDOW))
+            contexts.append(teaching_crops(image, boxes))
             labels.append(ids)
-    # The shipped classifier has a background class: one plain grey context keeps its head whole.
-    contexts = np.concatenate(contexts + [np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)])
-    labels = np.concatenate(labels + [np.array([BACKGROUND])]).astype(np.int64)
+    labels = np.concatenate(labels).astype(np.int64)
     out = folder / "adapted.pt"
-    train_classifier(contexts, labels, out, args.minutes, batch=128, init=args.classifier, lr=args.lr,
-                     log=lambda _: None)
-    return IndexClassifier(out), len(labels) - 1
+    fine_tune(np.concatenate(contexts), labels, args.classifier, out, args.minutes, lr=args.lr, log=lambda _: None)
+    return IndexClassifier(out), len(labels)
 
 
 def app_lesson(frames: list, decks: list[str], args: argparse.Namespace, folder: Path) -> tuple[IndexClassifier, int]:

@@ -129,11 +129,11 @@ def held_back(labels: np.ndarray, pictures: np.ndarray) -> np.ndarray:
     one card in :data:`HOLD_BACK_EVERY` counted through the cards sorted by name, so the check spreads
     over the names taught (a weaker check: the other corner of a held-back card may be learnt)."""
     check = np.zeros(len(labels), bool)
-    names = np.unique(pictures)
-    if len(names) < 2:
+    taught_on = np.unique(pictures)
+    if len(taught_on) < 2:
         check[np.argsort(labels, kind="stable")[HOLD_BACK_EVERY - 1::HOLD_BACK_EVERY]] = True
         return check
-    for picture in names[::-1][:-1]:
+    for picture in taught_on[::-1][:-1]:
         more = pictures == picture
         if check.sum() >= MIN_CHECKED and check.sum() + more.sum() > len(labels) / HOLD_BACK_EVERY:
             break
@@ -203,16 +203,17 @@ def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return contexts, labels, pictures
 
 
-def _fine_tune(contexts: np.ndarray, labels: np.ndarray, base: Path, out: Path, minutes: float, passes: float,
-               log) -> None:
-    """``base`` fine-tuned on these crops for ``passes`` passes over them, or ``minutes``."""
+def fine_tune(contexts: np.ndarray, labels: np.ndarray, base: Path, out: Path, minutes: float,
+              passes: float | None = None, lr: float = LESSON_LR, log=print) -> None:
+    """``base`` fine-tuned (all layers) on these crops, saved to ``out``: for ``passes`` passes over
+    them or ``minutes``, whichever ends first (``passes=None``: the minutes alone)."""
     from vision.index_net import train_classifier
 
     # The shipped classifier has a background class: one plain grey crop keeps its head whole even
     # when no taught card is "not a card".
     grey = np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)
     train_classifier(np.concatenate([contexts, grey]), np.append(labels, BACKGROUND), out, minutes, batch=128,
-                     init=base, lr=LESSON_LR, log=log, max_crops=round(passes * len(labels)))
+                     init=base, lr=lr, log=log, max_crops=None if passes is None else round(passes * len(labels)))
 
 
 def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPPED_CLASSIFIER,
@@ -234,13 +235,13 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     check = held_back(labels, pictures)
     learning = folder / "learning.pt"
     started = datetime.now(timezone.utc)
-    _fine_tune(contexts[~check], labels[~check], base, learning, minutes, passes, log)
+    fine_tune(contexts[~check], labels[~check], base, learning, minutes, passes, log=log)
     truth = labels[check]
     shipped_right, learnt_right = (int((read_contexts(IndexClassifier(weights), contexts[check]).argmax(axis=1)
                                         == truth).sum()) for weights in (base, learning))
     kept = learnt_right > shipped_right
     if kept:
-        _fine_tune(contexts, labels, base, learning, minutes, passes, log)
+        fine_tune(contexts, labels, base, learning, minutes, passes, log=log)
         export = export_onnx(learning, folder / (LEARNT_EXPORT + ".partial"))
         learning.replace(folder / LEARNT_SAVE)
         os.replace(export, folder / LEARNT_EXPORT)  # the reader's file: replaced whole, never half written

@@ -85,7 +85,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
 
     model.train()
     while (elapsed := max((time.monotonic() - started) / (minutes * 60), seen / (max_crops or float("inf")))) < 1:
-        # Cosine decay over the time budget: the run ends at a low rate whenever it is stopped.
+        # Cosine decay over the budget (time or crops): the run ends at a low rate whenever it is stopped.
         for group in optimiser.param_groups:
             group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
         pick = rng.integers(0, len(contexts), batch)

@@ -61,6 +61,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
     classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0)
+    classifier.add_argument("--turn", type=float, help="turn training crops by up to this many degrees "
+                            "either way, besides half turns (default: vision.index_classifier.TRAIN_TURN)")
     classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
                             help="one-class detector (.onnx) whose false finds teach a background class")
     classifier.add_argument("--false-find-conf", type=float, default=0.05,
@@ -152,7 +154,8 @@ def _run_classifier(args: argparse.Namespace) -> int:
     contexts, labels = _cached_crops(args) or _training_crops(args, detector)
     summary = index_net.train_classifier(contexts, labels, args.out, args.minutes, seed=args.seed,
                                          log=lambda line: print(line, flush=True), init=args.init,
-                                         width=args.width, lr=args.lr)
+                                         width=args.width, lr=args.lr,
+                                         turn=ic.TRAIN_TURN if args.turn is None else args.turn)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)

@@ -116,15 +116,19 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     return np.concatenate(crops) if crops else np.empty((0, CONTEXT, CONTEXT, 3), np.uint8)
 
 
-def augment(context: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box (or upside
-    down), recoloured."""
+#: How far (degrees, either way) training turns a crop, besides half turns: see :func:`augment`.
+TRAIN_TURN = 15.0
+
+
+def augment(context: np.ndarray, rng: np.random.Generator, turn: float = TRAIN_TURN) -> np.ndarray:
+    """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box (by up to
+    ``turn`` degrees either way), half the time upside down, recoloured."""
     centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
     zoom = 2 * rng.uniform(0.85, 1.2) * CROP / CONTEXT
     # Turned a little like a detector's box, and half the time upside down: a card turned round is the
     # same card, and the far team's cards reach the camera that way.
-    turn = rng.uniform(-15, 15) + (180 if rng.random() < 0.5 else 0)
-    matrix = cv2.getRotationMatrix2D(tuple(centre), turn, zoom)
+    angle = rng.uniform(-turn, turn) + (180 if rng.random() < 0.5 else 0)
+    matrix = cv2.getRotationMatrix2D(tuple(centre), angle, zoom)
     matrix[:, 2] += CROP / 2 - centre
     crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure

@@ -61,13 +61,11 @@ class DeckTeacher:
     def finds(self, frame_bgr: np.ndarray):
         """:class:`~vision.detections.Detections` of the corner indexes the detector is sure of,
         each named by the classifier (its ``confidence``: how sure it is of that name)."""
-        from vision.detector import CardDetector, classifier_runtime
-        from vision.index_classifier import IndexClassifier
+        from vision.detector import CardDetector
 
         if self._boxes is None:
             self._boxes = CardDetector(classifier=False)
-            self._names = IndexClassifier(learnt_classifier(self.folder) or _shipped_classifier(),
-                                          runtime=classifier_runtime(self._boxes.backend))
+            self._names = _reader_classifier(learnt_classifier(self.folder) or _shipped_classifier())
         found = self._boxes.detect(frame_bgr)
         return self._names.name(frame_bgr, found)
 
@@ -78,18 +76,26 @@ class DeckTeacher:
 
 def _shipped_classifier() -> Path:
     """The shipped classifier's export, beside the detector the app runs."""
-    from vision.detector import CLASSIFIER_NAME
+    from vision.detector import BACKENDS, CLASSIFIER_NAME
     from vision.weights import default_weights
 
-    return default_weights("openvino").parent / (CLASSIFIER_NAME + ".onnx")
+    return default_weights(BACKENDS[0]).parent / (CLASSIFIER_NAME + ".onnx")
+
+
+def _reader_classifier(path: Path):
+    """The classifier export at ``path``, run as the reader's detector runs its own: the app's
+    reader is a default :class:`~vision.card_reader.CardReader`, so its backend is the first of
+    :data:`~vision.detector.BACKENDS`."""
+    from vision.detector import BACKENDS, classifier_runtime
+    from vision.index_classifier import IndexClassifier
+
+    return IndexClassifier(path, runtime=classifier_runtime(BACKENDS[0]))
 
 
 def learnt_reader_classifier(folder: Path):
     """The learnt classifier as the reader runs it, or ``None`` when no lesson was kept."""
-    from vision.index_classifier import IndexClassifier
-
     path = learnt_classifier(folder)
-    return IndexClassifier(path, runtime="openvino") if path else None
+    return _reader_classifier(path) if path else None
 
 
 def use_learnt_deck(reader, folder: Path) -> str:
@@ -107,9 +113,8 @@ def use_learnt_deck(reader, folder: Path) -> str:
 
 
 def shipped_reader_classifier():
-    from vision.index_classifier import IndexClassifier
-
-    return IndexClassifier(_shipped_classifier(), runtime="openvino")
+    """The shipped classifier as the reader runs it (the table's deck forgotten)."""
+    return _reader_classifier(_shipped_classifier())
 
 
 def thumbnail(frame_bgr: np.ndarray, box: np.ndarray) -> QPixmap:

@@ -118,11 +118,15 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
 
 #: How far (degrees, either way) training turns a crop, besides half turns: see :func:`augment`.
 TRAIN_TURN = 15.0
+#: How often training fades a crop's ink towards the card (see :func:`augment`).
+TRAIN_FADE = 0.0
 
 
-def augment(context: np.ndarray, rng: np.random.Generator, turn: float = TRAIN_TURN) -> np.ndarray:
+def augment(context: np.ndarray, rng: np.random.Generator, turn: float = TRAIN_TURN,
+            fade: float = TRAIN_FADE) -> np.ndarray:
     """A CROP×CROP view of one stored context, moved, scaled and turned like a detector's box (by up to
-    ``turn`` degrees either way), half the time upside down, recoloured."""
+    ``turn`` degrees either way), half the time upside down, recoloured; with probability ``fade`` its
+    ink faded towards white (a deck printed in grey and pink, or a picture washed out by light)."""
     centre = CONTEXT / 2 + rng.uniform(-0.12, 0.12, 2) * CONTEXT / 2
     zoom = 2 * rng.uniform(0.85, 1.2) * CROP / CONTEXT
     # Turned a little like a detector's box, and half the time upside down: a card turned round is the
@@ -131,6 +135,8 @@ def augment(context: np.ndarray, rng: np.random.Generator, turn: float = TRAIN_T
     matrix = cv2.getRotationMatrix2D(tuple(centre), angle, zoom)
     matrix[:, 2] += CROP / 2 - centre
     crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if rng.random() < fade:
+        crop += (255 - crop) * rng.uniform(0.15, 0.5)
     crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure
     if rng.random() < 0.3:
         crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.4, 1.2))

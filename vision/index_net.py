@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from vision.classes import CLASS_NAMES
-from vision.index_classifier import BACKGROUND, CROP, ONNX_INPUT, TRAIN_TURN, IndexClassifier, augment, to_array
+from vision.index_classifier import BACKGROUND, CROP, ONNX_INPUT, TRAIN_FADE, TRAIN_TURN, IndexClassifier, augment, to_array
 
 
 class IndexNet(nn.Module):
@@ -55,7 +55,7 @@ def load_net(weights: Path) -> IndexNet:
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
                      save_every: float = 5.0, lr: float = 3e-3, max_crops: int | None = None,
-                     turn: float = TRAIN_TURN) -> dict:
+                     turn: float = TRAIN_TURN, fade: float = TRAIN_FADE) -> dict:
     """Train for a wall-clock budget (continuing ``init`` if given, at its width), or until it has
     seen ``max_crops`` crops if that comes first; saves ``{"state", "width", "crops_seen",
     "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the counts including those of
@@ -90,7 +90,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         for group in optimiser.param_groups:
             group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
         pick = rng.integers(0, len(contexts), batch)
-        crops = np.stack([augment(contexts[i], rng, turn) for i in pick])
+        crops = np.stack([augment(contexts[i], rng, turn, fade) for i in pick])
         loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
         optimiser.zero_grad()
         loss.backward()

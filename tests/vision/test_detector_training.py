@@ -265,6 +265,26 @@ def test_augmented_crops_come_upright_and_upside_down():
     assert 15 < sum(upright) < 45
 
 
+def test_augmentation_fades_ink_and_turns_as_far_as_asked():
+    ink = np.zeros((ic.CONTEXT, ic.CONTEXT, 3), np.uint8)  # black ink filling the window
+    rng = np.random.default_rng(0)
+    plain = np.mean([ic.augment(ink, rng, fade=0.0).mean() for _ in range(40)])
+    faded = np.mean([ic.augment(ink, rng, fade=1.0).mean() for _ in range(40)])
+    assert plain < 25 and faded > plain + 40  # black printed grey
+
+    bar = np.full((ic.CONTEXT, ic.CONTEXT, 3), 230, np.uint8)
+    bar[ic.CONTEXT // 2 - 2: ic.CONTEXT // 2 + 2] = 0  # a dark line across the window
+
+    def tilt(crop: np.ndarray) -> float:
+        """The darkest row's share of the crop's darkness: highest when the line lies level."""
+        rows = 255 - crop.mean(axis=(1, 2))
+        return float(rows.max() / rows.sum())
+
+    level = np.mean([tilt(ic.augment(bar, rng, turn=0.0)) for _ in range(40)])
+    turned = np.mean([tilt(ic.augment(bar, rng, turn=45.0)) for _ in range(40)])
+    assert turned < 0.7 * level
+
+
 def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and_onnx_runtime():
     from vision.detector import CLASSIFIER_NAME
     from vision.index_glyphs import drawn_contexts

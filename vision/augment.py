@@ -32,13 +32,25 @@ _CAMERA_FAULTS = A.Compose([
 ])
 
 
-def photograph(image: np.ndarray, owners: np.ndarray, seed: int) -> np.ndarray:
-    """The image as the webcam would deliver it (a new array)."""
+#: The camera's faults by kind, as :data:`_CAMERA_FAULTS` lists them.
+FAULT_KINDS = ("blur", "colour", "noise", "jpeg")
+
+
+def photograph(image: np.ndarray, owners: np.ndarray, seed: int, faults: tuple[str, ...] | None = None) -> np.ndarray:
+    """The image as the webcam would deliver it (a new array). ``faults``: only these kinds of
+    :data:`FAULT_KINDS`, each as likely as in a full photograph (the light and glare always), to
+    measure what each costs the reader (``bench/camera_faults.py``); ``None``, all of them, as the
+    datasets are made."""
     rng = random.Random(seed ^ 0xCA3E7A)
     lit = _uneven_light(image, rng)
     _glare(lit, owners, rng)
-    _CAMERA_FAULTS.set_random_seed(seed)
-    return _CAMERA_FAULTS(image=lit)["image"]
+    camera = _CAMERA_FAULTS
+    if faults is not None:
+        if unknown := set(faults) - set(FAULT_KINDS):
+            raise ValueError(f"no such camera fault: {', '.join(sorted(unknown))} (known: {', '.join(FAULT_KINDS)})")
+        camera = A.Compose([step for kind, step in zip(FAULT_KINDS, _CAMERA_FAULTS.transforms) if kind in faults])
+    camera.set_random_seed(seed)
+    return camera(image=lit)["image"]
 
 
 def _uneven_light(image: np.ndarray, rng: random.Random) -> np.ndarray:

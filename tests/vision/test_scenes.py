@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion.handfile import score_report
-from vision.augment import photograph
+from vision.augment import FAULT_KINDS, photograph
 from vision.camera import random_camera
 from vision.classes import CLASS_NAMES, class_id
 from vision.labels import MIN_VISIBLE_FRACTION
@@ -91,6 +91,18 @@ def test_one_seed_gives_the_same_image_and_two_seeds_different_ones(small_atlas)
     first, again, other = picture(11), picture(11), picture(12)
     assert np.array_equal(first[0], again[0]) and first[1] == again[1]
     assert not np.array_equal(first[0], other[0]) and first[1] != other[1]
+
+
+def test_a_photograph_can_leave_out_camera_faults_and_all_of_them_is_the_datasets_own(small_atlas):
+    scene = build_scene(small_atlas, 5, SIZE)
+    render = render_scene(scene, small_atlas)
+    full = photograph(render, scene.owners, 5)
+    assert np.array_equal(photograph(render, scene.owners, 5, FAULT_KINDS), full)
+    lit_only = photograph(render, scene.owners, 5, ())
+    assert not np.array_equal(lit_only, full) and not np.array_equal(lit_only, render)
+    assert not np.array_equal(photograph(render, scene.owners, 5, ("jpeg",)), lit_only)  # p = 0.7 at seed 5
+    with pytest.raises(ValueError, match="no such camera fault: fog"):
+        photograph(render, scene.owners, 5, ("fog",))
 
 
 def test_every_class_appears_in_a_2000_image_set(small_atlas):

@@ -21,7 +21,8 @@ TRUSTED_SHARE_FOUND = 0.95
 #: Card corners the camera sees smaller than this (image pixels, the median of those read lately)
 #: make the app ask players to bring the camera closer: on the held-out decks the reader names about
 #: half as many corners 12–16 px tall as 24 px or taller, and far fewer below (``by_size`` in
-#: ``metrics.json``).
+#: ``metrics.json``). A camera brought close must also focus: blur costs the reader more than any
+#: other fault of the webcam (held-out mAP50 0.637 -> 0.518, ``bench/camera_faults.py``).
 SMALL_CORNER_PX = READABLE_INDEX_PX
 #: Corners read lately that the app pools before it judges their size.
 CORNERS_TO_JUDGE = 20
@@ -77,7 +78,8 @@ def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float
     if typical >= SMALL_CORNER_PX:
         return None
     advice = (f"The camera sees the card corners only about {typical:.0f} pixels tall: move it closer to the "
-              f"table, or set it to a higher resolution, until they look {SMALL_CORNER_PX} pixels or taller.")
+              f"table, or set it to a higher resolution, until they look {SMALL_CORNER_PX} pixels or taller, and "
+              f"keep it in focus: a blurred picture loses cards too.")
     sizes = _size_table(_size_rows(metrics, threshold))
     small = next((row for row in sizes if row[0] <= typical < row[1]), None)
     if small and small is not sizes[-1] and sizes[-1][1] == float("inf"):  # the largest is "24+ px"

@@ -78,7 +78,8 @@ def main() -> int:
         parser.error(f"no such variant: {', '.join(sorted(unknown))} (known: {', '.join(VARIANTS)})")
     atlas = FaceAtlas(DEFAULT_ATLAS_DIR)
     reader = CardDetector(conf=LOW_CONFIDENCE)
-    print(f"{'variant':8} {'mAP50':>6} {'located':>8} {'readable mAP50':>15}  (at the app's threshold {APP_CONFIDENCE})")
+    print(f"{'variant':8} {'mAP50':>6} {'located':>8} {'readable mAP50':>15}  "
+          f"(located at the app's threshold {APP_CONFIDENCE})")
     for variant in variants:
         started = time.monotonic()
         folder = write_variant(args.scenes, variant, args.out, atlas, args.limit)

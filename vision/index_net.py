@@ -15,7 +15,9 @@ import torch
 from torch import nn
 
 from vision.classes import CLASS_NAMES
-from vision.index_classifier import BACKGROUND, CROP, ONNX_INPUT, TRAIN_FADE, TRAIN_TURN, IndexClassifier, augment, to_array
+from vision.index_classifier import (
+    BACKGROUND, CROP, ONNX_INPUT, TRAIN_FADE, TRAIN_TURN, IndexClassifier, augment, to_array,
+)
 
 
 class IndexNet(nn.Module):

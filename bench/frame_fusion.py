@@ -24,20 +24,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.detector import APP_CONFIDENCE, CardDetector  # noqa: E402
 from vision.evaluate import Frame, iou, operating_points, readable_only, score, test_frames  # noqa: E402
-from vision.index_classifier import join_readings  # noqa: E402
+from vision.index_classifier import join_readings, named_finds  # noqa: E402
 
 #: The lowest detector confidence read (the app's finds are far above it).
 LOWEST = 0.05
-
-
-def named(found: Detections, probabilities: np.ndarray, confidence: np.ndarray) -> Detections:
-    cards = probabilities[:, :len(CLASS_NAMES)]
-    best = cards.argmax(axis=1)
-    return Detections(found.xyxy, (confidence * cards[np.arange(len(best)), best]).astype(np.float32), best)
 
 
 def main() -> int:
@@ -47,8 +40,8 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--noise", type=float, default=2.0, help="sensor noise, grey levels (standard deviation)")
     args = parser.parse_args()
-    reader = CardDetector(conf=LOWEST, classifier=False)
-    classifier = CardDetector(conf=LOWEST).classifier  # the shipped classifier, as the app runs it
+    reader = CardDetector(conf=LOWEST)
+    classifier, reader.classifier = reader.classifier, None  # the app's classifier; the reader finds boxes
     rng = np.random.default_rng(0)
     one, joined = [], []
     for image, truth, decks, visible in test_frames(args.scenes, args.limit):
@@ -57,14 +50,15 @@ def main() -> int:
         finds = [reader.detect(frame) for frame in frames]
         first = finds[0]
         readings = np.stack([classifier.read_boxes(frame, first.xyxy) for frame in frames])
-        one.append(Frame(truth, named(first, readings[0], first.confidence), decks, visible))
+        one.append(Frame(truth, named_finds(first, readings[0]), decks, visible))
         confidences = [first.confidence]
         for later in finds[1:]:
             overlap = iou(first.xyxy, later.xyxy) if len(first) and len(later) else np.zeros((len(first), 1))
             seen = overlap.max(axis=1) >= 0.5
             confidences.append(np.where(seen, later.confidence[overlap.argmax(axis=1)] if len(later) else 0, 0.0))
-        joined.append(Frame(truth, named(first, join_readings(readings) if len(first) else readings[0],
-                                         np.mean(confidences, axis=0)), decks, visible))
+        steady = Detections(first.xyxy, np.mean(confidences, axis=0).astype(np.float32), first.class_id)
+        joined.append(Frame(truth, named_finds(steady, join_readings(readings) if len(first) else readings[0]),
+                            decks, visible))
     for label, frames_ in (("one frame", one), (f"{args.frames} frames joined", joined)):
         report, _ = score(frames_, APP_CONFIDENCE)
         readable, _ = score(readable_only(frames_), APP_CONFIDENCE)

@@ -222,9 +222,9 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     both on the held-back ones. Only if the learnt classifier names more of them right is the
     lesson kept: ``base`` is then fine-tuned again on every taught card, and that classifier (its
     save and ONNX export in ``folder``) is what the reader uses. Each of the two fine-tunings sees
-    every card it learns from ``passes`` times, or stops after ``minutes``. A kept lesson is written to :data:`LESSON_FILE` beside its classifier (what
-    :func:`last_lesson` reads); a refused one leaves both as they were, a classifier learnt earlier
-    with its lesson."""
+    every card it learns from ``passes`` times, or stops after ``minutes``. A kept lesson is written
+    to :data:`LESSON_FILE` beside its classifier (what :func:`last_lesson` reads); a refused one
+    leaves both as they were, a classifier learnt earlier with its lesson."""
     from vision.index_net import export_onnx
 
     folder = Path(folder)

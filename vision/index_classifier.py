@@ -221,12 +221,18 @@ class IndexClassifier:
 
     def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
         """The finds, each named as its most likely card (:meth:`read_boxes`), at the detector's
-        confidence times that card's probability."""
+        confidence times that card's probability (:func:`named_finds`)."""
         if not len(found):
             return found
-        probabilities = self.read_boxes(frame_bgr, found.xyxy)[:, :BACKGROUND]
-        best = probabilities.argmax(axis=1)
-        return Detections(found.xyxy, found.confidence * probabilities[np.arange(len(best)), best], best)
+        return named_finds(found, self.read_boxes(frame_bgr, found.xyxy))
+
+
+def named_finds(found: Detections, probabilities: np.ndarray) -> Detections:
+    """The finds, each named as the card most likely in its row of ``probabilities`` (n, classes;
+    "no index" is never a name), at the detector's confidence times that card's probability."""
+    cards = probabilities[:, :BACKGROUND]
+    best = cards.argmax(axis=1)
+    return Detections(found.xyxy, found.confidence * cards[np.arange(len(best)), best], best)
 
 
 ONNX_INPUT = "crops"

@@ -7,10 +7,10 @@ Three backends run the same network on the same input and share every step aroun
 * ``onnx``: the exported model through ONNX Runtime (its int8 copy by default);
 * ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
 
-Pre-processing scales the frame to :func:`input_width_for` its width (at least :data:`INPUT_WIDTH`,
-the width of the training scenes, so corner indexes are at least the size the network learned; at
-most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read at its full width) and pads it to a multiple of the
-network's stride. Post-processing keeps boxes over the confidence
+Pre-processing scales the frame to :func:`input_width_for` its width (at least
+:data:`MIN_INPUT_WIDTH`, a quarter wider than the training scenes, where the network finds the most
+corner indexes; at most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read at its full width) and pads it
+to a multiple of the network's stride. Post-processing keeps boxes over the confidence
 threshold and suppresses overlaps whatever their class: one corner index is one card.
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
@@ -33,15 +33,22 @@ from vision.detections import Detections
 from vision import weights as weight_files
 from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
-#: The width of the training scenes (1280×720): a narrower frame is scaled up to it.
+#: The width of the training scenes (1280×720); int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
+#: A narrower frame is scaled up to this. Fifteenth session, the 720p held-out scenes
+#: (``scenes720v2``, 250 frames, the shipped pair through OpenVINO), ``python -m vision evaluate
+#: --scenes datasets/generated/scenes720v2 --input-width W``: W = 1280 / 1440 / 1600 / 1760 / 1920
+#: scored mAP50 0.475 / 0.484 / 0.492 / 0.491 / 0.491; at 1600 the network sees indexes a quarter
+#: bigger than it learned them, which it finds more often (located at the app's threshold 17.5 ->
+#: 18.6 %, precision 0.992 -> 0.987). A 1080p frame gains little from being read wider (1920 / 2400:
+#: 0.657 / 0.659), so its width stays the most.
+MIN_INPUT_WIDTH = 1600
 #: A wider frame is read at its own width up to this, and shrunk to it beyond. Eleventh session, the
 #: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX Runtime int8): the
 #: network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located
 #: 22.9 / 25.9 / 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993). Through OpenVINO
 #: the app's path takes 72–73 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime
-#: int8: 97 ms at 1280, 183–198 ms at 1920; ``bench/bench_detector.py --input-width``). A 1280×720
-#: frame reads as before.
+#: int8: 97 ms at 1280, 183–198 ms at 1920; ``bench/bench_detector.py --input-width``).
 MAX_INPUT_WIDTH = 1920
 STRIDE = 32
 #: The ways a detector can run its network (see the module's docstring); the app runs the first.
@@ -104,8 +111,8 @@ def classifier_runtime(backend: str) -> str:
 
 def input_width_for(frame_width: int) -> int:
     """The width the network reads a frame this wide at: its own, within
-    [:data:`INPUT_WIDTH`, :data:`MAX_INPUT_WIDTH`]."""
-    return min(max(int(frame_width), INPUT_WIDTH), MAX_INPUT_WIDTH)
+    [:data:`MIN_INPUT_WIDTH`, :data:`MAX_INPUT_WIDTH`]."""
+    return min(max(int(frame_width), MIN_INPUT_WIDTH), MAX_INPUT_WIDTH)
 
 
 def preprocess(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, float]:

@@ -17,7 +17,7 @@ import pytest
 
 from vision.augment import photograph
 from vision.detections import Detections
-from vision.detector import (INPUT_WIDTH, MAX_INPUT_WIDTH, CardDetector, input_width_for, postprocess,
+from vision.detector import (MAX_INPUT_WIDTH, MIN_INPUT_WIDTH, CardDetector, input_width_for, postprocess,
                              preprocess)
 from vision.render import render_scene
 from vision.synth import build_scene
@@ -109,10 +109,10 @@ def test_preprocess_scales_to_the_input_width_and_pads_to_the_stride():
     np.testing.assert_array_equal(rgb[0, :, 0, 0], np.float32([51, 0, 255]) / np.float32(255))  # planes R, G, B
 
 
-def test_each_frame_is_read_at_its_own_width_between_the_training_width_and_the_most():
-    assert input_width_for(960) == INPUT_WIDTH  # the demo's frames are scaled up to the training width
-    assert input_width_for(1280) == 1280
-    assert input_width_for(1366) == 1366
+def test_each_frame_is_read_at_its_own_width_between_the_least_and_the_most():
+    assert input_width_for(960) == MIN_INPUT_WIDTH == 1600  # the demo's frames are scaled up
+    assert input_width_for(1280) == MIN_INPUT_WIDTH  # so is a 720p frame: a quarter wider finds more
+    assert input_width_for(1700) == 1700
     assert input_width_for(1920) == MAX_INPUT_WIDTH == 1920  # a 1080p frame is read at its full width
     assert input_width_for(3840) == MAX_INPUT_WIDTH  # a 4K one shrunk to it
 
@@ -129,7 +129,7 @@ def test_the_detector_reads_a_1080p_frame_at_the_most_width_unless_told_a_width(
     seen(CardDetector(random_model, classifier=False)).detect(frame)
     seen(CardDetector(random_model, classifier=False)).detect(frame[:540, :960])
     seen(CardDetector(random_model, classifier=False, input_width=640)).detect(frame)
-    assert widths == [MAX_INPUT_WIDTH, INPUT_WIDTH, 640]
+    assert widths == [MAX_INPUT_WIDTH, MIN_INPUT_WIDTH, 640]
 
 
 def test_postprocess_keeps_one_box_per_index_whatever_its_class_and_maps_back_to_the_frame():

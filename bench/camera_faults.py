@@ -12,7 +12,7 @@ glare only), one kind of camera fault on top of the light (``blur``, ``colour``,
 (as the dataset was made: the same pictures). Every variant is saved as the dataset is (JPEG at
 :data:`vision.dataset.JPEG_QUALITY`) and read by the app's reader (the shipped detector and classifier, the
 app's backend), scored as ``python -m vision evaluate`` scores them: mAP50, the share located at
-the app's threshold, and mAP50 on the readable indexes. 1.5–2.5 minutes a variant on two free cores.
+the app's threshold, and mAP50 on the readable indexes. 1–2.5 minutes a variant on two free cores.
 """
 
 from __future__ import annotations

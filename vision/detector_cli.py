@@ -174,8 +174,10 @@ def _run_classifier(args: argparse.Namespace) -> int:
 
 def _crops_recipe(args: argparse.Namespace) -> dict:
     """What decides a classifier's training crops (what ``--crops-cache`` keeps): the options, and
-    for drawn crops the number of typefaces installed (installing fonts changes them)."""
-    from vision.index_glyphs import font_files
+    for drawn crops the number of typefaces installed (installing fonts changes them) and the
+    drawing's version (:data:`vision.index_glyphs.DRAWING`: a cache from before it was recorded is
+    made again)."""
+    from vision.index_glyphs import DRAWING, font_files
 
     return {"scenes": str(args.scenes), "train_scenes": args.train_scenes,
             **({"more_scenes": [str(more) for more in args.more_scenes]} if args.more_scenes else {}),
@@ -184,7 +186,8 @@ def _crops_recipe(args: argparse.Namespace) -> dict:
             "false_finds": str(args.false_finds) if args.false_finds else None,
             "false_find_conf": args.false_find_conf if args.false_finds else None,
             "drawn": args.drawn, "seed": args.seed if args.drawn else None,
-            "typefaces": len(font_files()[0]) if args.drawn else None}
+            "typefaces": len(font_files()[0]) if args.drawn else None,
+            "drawing": DRAWING if args.drawn else None}
 
 
 def _cached_crops(args: argparse.Namespace):

@@ -37,6 +37,11 @@ from vision.index_classifier import CONTEXT, WINDOW
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+#: The share of drawn jokers whose index is a star (:func:`_star_ink`) rather than letters.
+JOKER_STARS = 0.5
+#: What the drawing makes, for ``--crops-cache``: 2 since jokers are drawn with stars too (sixteenth
+#: session); 1 before.
+DRAWING = 2
 #: Drawing scale: the index box's longer side is about this many pixels before it is shrunk.
 DRAW_SIDE = 96
 #: The camera's size of the index box's longer side, in pixels (the scenes' 5th to 95th percentile
@@ -87,12 +92,60 @@ def _lines(card: str, rng: np.random.Generator, rank_font: Path, suit_font: Path
     size = int(DRAW_SIDE * rng.uniform(0.5, 0.7))
     stretch = rng.uniform(0.7, 1.25)
     if card == "JK":
+        if rng.random() < JOKER_STARS:
+            return [_star_ink(size, rng)]
         letters = "JOKER" if rng.random() < 0.8 else "JOKER"[: rng.integers(3, 5)]
         return [_ink(letter, rank_font, size // 2, stretch) for letter in letters]
     rank = card[:-1]
     rank_ink = _ink(rank, rank_font, size, stretch * (rng.uniform(0.6, 0.9) if rank == "10" else 1.0))
     suit_ink = _ink(SUIT_GLYPHS[card[-1]], suit_font, int(size * rng.uniform(0.55, 1.15)), rng.uniform(0.85, 1.15))
     return [rank_ink, suit_ink]
+
+
+def _star_ink(size: int, rng: np.random.Generator) -> np.ndarray:
+    """A joker's star as an ink mask about ``size`` pixels across (:func:`star_mask`), in one of the
+    ways the training decks' jokers print theirs (gnome-anglo_modern, -gnomangelo, -neoclassical,
+    -orell and -tigullio)."""
+    points = int(rng.choice([4, 5, 6, 8], p=[0.25, 0.55, 0.1, 0.1]))
+    inner = rng.uniform(0.25, 0.45) if points == 4 else rng.uniform(0.3, 0.55)
+    style = str(rng.choice(STAR_STYLES, p=[0.4, 0.1, 0.3, 0.2]))
+    return star_mask(size, points, inner, style, turn=rng.uniform(-10, 10), ring=rng.uniform(0.6, 0.8),
+                     stroke=rng.uniform(0.06, 0.12))
+
+
+#: How a joker's star is inked: plain, its outline, ringed by a circle, or left as paper in a disc.
+STAR_STYLES = ("filled", "outline", "ringed", "knocked out")
+
+
+def star_mask(size: int, points: int, inner: float, style: str, turn: float = 0.0, ring: float = 0.7,
+              stroke: float = 0.08) -> np.ndarray:
+    """A star of ``points`` points (inner radius ``inner`` times the outer), one point upwards give
+    or take ``turn`` degrees, as a float ink mask cropped to its ink, ``size`` pixels across; in a
+    ringed or knocked-out style the star is ``ring`` times the circle's size, and lines are
+    ``stroke`` times the radius thick."""
+    scale = 8  # drawn 8× and shrunk, for smooth edges
+    radius = size * scale / 2
+    star_radius = radius * (ring if style in ("ringed", "knocked out") else 1.0)
+    angles = np.radians(turn) - np.pi / 2 + np.arange(2 * points) * np.pi / points
+    radii = np.where(np.arange(2 * points) % 2 == 0, star_radius, star_radius * inner)
+    centre = radius + scale
+    star = [np.round(np.stack([centre + radii * np.cos(angles), centre + radii * np.sin(angles)], axis=1)
+                     ).astype(np.int32)]
+    canvas = np.zeros((int(2 * centre), int(2 * centre)), np.uint8)
+    line = max(scale, int(radius * stroke))
+    if style == "knocked out":
+        cv2.circle(canvas, (int(centre), int(centre)), int(radius), 255, -1)
+        cv2.fillPoly(canvas, star, 0)
+    elif style == "outline":
+        cv2.polylines(canvas, star, True, 255, line)
+    else:
+        cv2.fillPoly(canvas, star, 255)
+        if style == "ringed":
+            cv2.circle(canvas, (int(centre), int(centre)), int(radius - line / 2), 255, line)
+    mask = cv2.resize(canvas, (canvas.shape[1] // scale, canvas.shape[0] // scale),
+                      interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+    ys, xs = np.nonzero(mask > 0.2)
+    return mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
 
 
 def _layout(parts: list[np.ndarray], rng: np.random.Generator, beside: bool) -> np.ndarray:

@@ -256,6 +256,25 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
     assert redness("QS") < 0.02 and redness("7C") < 0.02
 
 
+def test_a_drawn_joker_star_has_its_points_and_a_knocked_out_star_is_paper_inside_a_disc():
+    from vision.index_glyphs import star_mask
+
+    five = star_mask(64, points=5, inner=0.4, style="filled")
+    middle = (five.shape[0] // 2, five.shape[1] // 2)
+    # About its own size, inked at the centre and all the way up to its top point, paper in the
+    # bottom corners between its two lower points.
+    assert 55 <= max(five.shape) <= 66 and five[middle] > 0.9
+    assert (five[2: middle[0], middle[1]] > 0.5).all() and five[-1, 0] < 0.1 and five[-1, -1] < 0.1
+    ringed = star_mask(64, points=4, inner=0.3, style="ringed")
+    assert ringed[ringed.shape[0] // 2, 1] > 0.5 and ringed[ringed.shape[0] // 2, ringed.shape[1] // 2] > 0.9
+    knocked = star_mask(64, points=4, inner=0.3, style="knocked out")
+    # Knocked out of a disc: paper at the centre and at the disc's corners, ink between the points.
+    assert knocked[knocked.shape[0] // 2, knocked.shape[1] // 2] < 0.1 and knocked[0, 0] < 0.1
+    assert knocked[knocked.shape[0] // 4, knocked.shape[1] // 4] > 0.9
+    outline = star_mask(64, points=5, inner=0.4, style="outline")
+    assert outline[outline.shape[0] // 2, outline.shape[1] // 2] < 0.1
+
+
 def test_augmented_crops_come_upright_and_upside_down():
     context = np.zeros((ic.CONTEXT, ic.CONTEXT, 3), np.uint8)
     context[: ic.CONTEXT // 2] = 220  # light above, dark below

@@ -8,7 +8,7 @@ import pytest
 from vision.classes import class_id
 from vision.detections import Detections
 from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, iou, match, operating_points,
-                             score)
+                             score, suited_map50)
 
 
 def boxes(*rows) -> Detections:
@@ -40,6 +40,14 @@ def test_a_six_read_as_a_nine_lands_in_the_confusion_matrix_and_costs_recall_and
     assert report.rank_accuracy == pytest.approx(2 / 3) and report.suit_accuracy == 1
     assert confused_pairs(report.confusion) == [("6S", "9S", 1)]
     assert report.map50 == pytest.approx(2 / 3)  # over the cards in the truth: 6S never found, 9H and 10D perfect
+
+
+def test_the_suited_map_leaves_the_joker_out():
+    truth = boxes(("6S", 0, 0, 10, 20, 1), ("JK", 50, 0, 60, 20, 1))
+    found = boxes(("6S", 0, 0, 10, 20, 0.9), ("QH", 50, 0, 60, 20, 0.9))  # the joker read as a queen
+    report, _ = score([Frame(truth, found)], conf=0.5)
+    assert report.map50 == pytest.approx(0.5) and report.ap50["JK"] == 0
+    assert suited_map50(report) == pytest.approx(1)
 
 
 def test_misses_and_false_finds_go_to_the_background_row_and_column():

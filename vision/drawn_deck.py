@@ -1,6 +1,6 @@
 """The project's own card decks, written as SVG so the same Qt renderer draws them as the real decks.
 
-They add styles no installed deck has (plain fonts, bold indexes, cream paper, jokers lettered in the
+They add styles no installed deck has (plain fonts, bold indexes, cream paper, jokers lettered or starred in the
 corner), so that no single artwork dominates the training data. Element ids follow KDE's naming
 (``king_heart``, ``1_spade``, ``joker``, ``back``).
 """
@@ -60,6 +60,8 @@ class DrawnStyle:
     border: str = "#555555"  #: the line round the card's edge
     border_width: float = 1.0
     court_fill: str = "none"  #: the court panel's ground
+    #: The joker's corner index: its letters, or a star (:data:`JOKER_STARS`) as many decks print
+    joker_star: str | None = None
 
 
 DRAWN_STYLES = (
@@ -123,6 +125,13 @@ _MORE_SUIT_FONTS = ("Symbola", "STIXGeneral", "Linux Libertine O", "Linux Biolin
                     "Tinos", "Cousine", "Fira Code", "Nimbus Sans", "Nimbus Roman", "URW Bookman", "C059")
 
 
+#: The joker corners a random deck may print instead of its letters (sixteenth session): a star
+#: plain, ringed by a circle, or knocked out of a disc, as five of the named training decks print
+#: theirs; half the random decks do. Drawn from a generator of each deck's own, so the decks are
+#: otherwise what they were: a scene set made before remade now differs in those decks' jokers alone.
+JOKER_STARS = ("plain", "ringed", "knocked out")
+
+
 def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[DrawnStyle, ...]:
     """``count`` decks drawn at random from typefaces, weights, index sizes and places, suit shapes and
     colours, named ``project-random-NN``: the same seed gives the same decks.
@@ -151,8 +160,15 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
             pip_scale=rng.uniform(0.75, 1.0), border=_colour(rng.random(), rng.uniform(0, 0.6), rng.uniform(0.2, 0.7)),
             border_width=rng.choice((1.0, 1.0, 2.0, 3.0)),
             court_fill=rng.choice(("none", "none", _colour(hue, rng.uniform(0.1, 0.4), rng.uniform(0.8, 0.97)))),
+            joker_star=_joker_star(seed, number),
         ))
     return tuple(styles)
+
+
+def _joker_star(seed: int, number: int) -> str | None:
+    """The joker corner of random deck ``number`` (None: its letters), from a generator of its own."""
+    rng = random.Random(f"{seed}-joker-{number}")
+    return rng.choice(JOKER_STARS) if rng.random() < 0.5 else None
 
 
 def _colour(hue: float, saturation: float, value: float) -> str:
@@ -254,15 +270,45 @@ def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
             + _text(style, CARD_W / 2, CARD_H * 0.27, 0.1 * CARD_H, style.frame, glyph))
 
 
+def _star_points(x: float, y: float, radius: float) -> str:
+    """A five-pointed star's polygon points, one point up, centred on (x, y)."""
+    return " ".join(f"{x + r * math.cos(a):.1f},{y + r * math.sin(a):.1f}"
+                    for i in range(10) for r, a in [(radius * (1 if i % 2 == 0 else 0.4), math.pi * (i / 5 - 0.5))])
+
+
 def _joker(style: DrawnStyle) -> str:
-    letters = list("JOKER")
-    size = 0.075 * CARD_H * style.index_scale
-    star = " ".join(f"{CARD_W / 2 + r * math.cos(a):.1f},{CARD_H / 2 + r * math.sin(a):.1f}"
-                    for i in range(10)
-                    for r, a in [((0.3 if i % 2 == 0 else 0.12) * CARD_W, math.pi * (i / 5 - 0.5))])
-    content = _indexes(style, letters, style.red, [size] * len(letters))
-    content += f'<polygon points="{star}" fill="{style.frame}" stroke="#111" stroke-width="2"/>'
+    if style.joker_star is None:
+        letters = list("JOKER")
+        size = 0.075 * CARD_H * style.index_scale
+        content = _indexes(style, letters, style.red, [size] * len(letters))
+    else:
+        content = _joker_star_corners(style)
+    content += f'<polygon points="{_star_points(CARD_W / 2, CARD_H / 2, 0.3 * CARD_W)}" fill="{style.frame}" ' \
+               'stroke="#111" stroke-width="2"/>'
     return _blank(style, "joker", content)
+
+
+def _joker_star_corners(style: DrawnStyle) -> str:
+    """A star in the top-left and bottom-right corners (all four for a four-corner deck), where the
+    other cards print their index, in the deck's red."""
+    radius = 0.045 * CARD_H * style.index_scale
+    outer = radius * (1.0 if style.joker_star == "plain" else 1.3)  # a circle reaches past the star
+    # Where the rank's middle would be, but clear of the card's edge.
+    x = max(0.11 * CARD_W * style.index_scale * style.inset, outer + 0.03 * CARD_W)
+    y = style.index_top * CARD_H + outer
+    centres = [(x, y), (CARD_W - x, CARD_H - y)] + ([(CARD_W - x, y), (x, CARD_H - y)] if style.four_corners else [])
+    out = []
+    for cx, cy in centres:
+        if style.joker_star == "plain":
+            out.append(f'<polygon points="{_star_points(cx, cy, radius)}" fill="{style.red}"/>')
+        elif style.joker_star == "ringed":
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius * 1.3:.1f}" fill="none" '
+                       f'stroke="{style.red}" stroke-width="{radius * 0.15:.1f}"/>'
+                       f'<polygon points="{_star_points(cx, cy, radius * 0.9)}" fill="{style.red}"/>')
+        else:  # knocked out of a disc
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius * 1.3:.1f}" fill="{style.red}"/>'
+                       f'<polygon points="{_star_points(cx, cy, radius * 0.9)}" fill="{style.paper}"/>')
+    return "".join(out)
 
 
 def _back(style: DrawnStyle) -> str:

@@ -65,6 +65,9 @@ def test_every_drawn_deck_renders_with_its_indexes_measured(tmp_path):
         # An index printed but not measured would be a visible index without a label.
         unlabelled = [name for name, face in manifest["faces"].items() if set(face["index_boxes"]) != expected]
         assert unlabelled == [], style.name
+        if style.joker_star:  # the star in the joker's corners is measured as its index
+            assert "JK-1" in manifest["faces"], style.name
+    assert sum(style.joker_star is not None for style in styles if style.name in index["decks"]) >= 4
 
 
 def test_random_decks_are_the_same_for_a_seed_and_differ_between_decks():

@@ -1,8 +1,8 @@
 """The project's own card decks, written as SVG so the same Qt renderer draws them as the real decks.
 
 They add styles no installed deck has (plain fonts, bold indexes, cream paper, jokers lettered or
-starred in the corner), so that no single artwork dominates the training data. Element ids follow KDE's naming
-(``king_heart``, ``1_spade``, ``joker``, ``back``).
+starred in the corner), so that no single artwork dominates the training data. Element ids follow
+KDE's naming (``king_heart``, ``1_spade``, ``joker``, ``back``).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from vision.index_classifier import CONTEXT, WINDOW
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 #: The share of drawn jokers whose index is a star (:func:`_star_ink`) rather than letters.
-JOKER_STARS = 0.5
+JOKER_STAR_SHARE = 0.5
 #: What the drawing makes, for ``--crops-cache``: 2 since jokers are drawn with stars too (sixteenth
 #: session); 1 before.
 DRAWING = 2
@@ -92,7 +92,7 @@ def _lines(card: str, rng: np.random.Generator, rank_font: Path, suit_font: Path
     size = int(DRAW_SIDE * rng.uniform(0.5, 0.7))
     stretch = rng.uniform(0.7, 1.25)
     if card == "JK":
-        if rng.random() < JOKER_STARS:
+        if rng.random() < JOKER_STAR_SHARE:
             return [_star_ink(size, rng)]
         letters = "JOKER" if rng.random() < 0.8 else "JOKER"[: rng.integers(3, 5)]
         return [_ink(letter, rank_font, size // 2, stretch) for letter in letters]
@@ -103,9 +103,11 @@ def _lines(card: str, rng: np.random.Generator, rank_font: Path, suit_font: Path
 
 
 def _star_ink(size: int, rng: np.random.Generator) -> np.ndarray:
-    """A joker's star as an ink mask about ``size`` pixels across (:func:`star_mask`), in one of the
-    ways the training decks' jokers print theirs (gnome-anglo_modern, -gnomangelo, -neoclassical,
-    -orell and -tigullio)."""
+    """A joker's star as an ink mask about ``size`` pixels across (:func:`star_mask`): five points,
+    plain, ringed or knocked out of a disc, as five training decks' jokers print theirs
+    (gnome-anglo_modern, -gnomangelo, -neoclassical, -orell and -tigullio), and also four, six or eight
+    points or an outline, which none of them prints (the held-out gnome-plastic's joker is a
+    four-pointed star knocked out of a disc)."""
     points = int(rng.choice([4, 5, 6, 8], p=[0.25, 0.55, 0.1, 0.1]))
     inner = rng.uniform(0.25, 0.45) if points == 4 else rng.uniform(0.3, 0.55)
     style = str(rng.choice(STAR_STYLES, p=[0.4, 0.1, 0.3, 0.2]))
@@ -114,7 +116,7 @@ def _star_ink(size: int, rng: np.random.Generator) -> np.ndarray:
 
 
 #: How a joker's star is inked: plain, its outline, ringed by a circle, or left as paper in a disc.
-STAR_STYLES = ("filled", "outline", "ringed", "knocked out")
+STAR_STYLES = ("plain", "outline", "ringed", "knocked out")
 
 
 def star_mask(size: int, points: int, inner: float, style: str, turn: float = 0.0, ring: float = 0.7,

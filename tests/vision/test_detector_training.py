@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import numpy as np
@@ -259,7 +261,7 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
 def test_a_drawn_joker_star_has_its_points_and_a_knocked_out_star_is_paper_inside_a_disc():
     from vision.index_glyphs import star_mask
 
-    five = star_mask(64, points=5, inner=0.4, style="filled")
+    five = star_mask(64, points=5, inner=0.4, style="plain")
     middle = (five.shape[0] // 2, five.shape[1] // 2)
     # About its own size, inked at the centre and all the way up to its top point, paper in the
     # bottom corners between its two lower points.
@@ -344,6 +346,12 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
     assert main(run + ["--drawn", "30"]) != 0
     error = capsys.readouterr().err
     assert "other options: drawn 20 (asked 30)" in error and "Traceback" not in error
+    # A cache drawn before the drawing's version was recorded (its jokers all lettered) is not taken.
+    recipe = json.loads((cache / "recipe.json").read_text())
+    del recipe["drawing"]
+    (cache / "recipe.json").write_text(json.dumps(recipe))
+    assert main(run + ["--drawn", "20"]) != 0
+    assert "drawing None (asked 2)" in capsys.readouterr().err
 
 
 def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_part_of_the_cache_recipe(

@@ -225,18 +225,21 @@ def _text(style: DrawnStyle, x: float, y: float, size: float, colour: str, text:
             f"{text}</text>")
 
 
+def _corners(style: DrawnStyle, x: float, y: float) -> list[tuple[float, float, bool]]:
+    """Where a point (x, y) of the top-left index is printed in each corner the deck prints an index
+    in, and whether it is turned there: top-left and, turned, bottom-right (and the other two corners
+    for a four-corner deck)."""
+    corners = [(x, y, False), (CARD_W - x, CARD_H - y, True)]
+    return corners + [(CARD_W - x, y, False), (x, CARD_H - y, True)] if style.four_corners else corners
+
+
 def _indexes(style: DrawnStyle, lines: list[str], colour: str, sizes: list[float]) -> str:
-    """The rank and suit (or a joker's letters) stacked in the top-left corner and, turned, bottom-right
-    (and in the other two corners for a four-corner deck)."""
+    """The rank and suit (or a joker's letters) stacked in each of the deck's index corners."""
     out, y = [], style.index_top * CARD_H
     x = 0.11 * CARD_W * style.index_scale * style.inset
     for text, size in zip(lines, sizes):
         y += size * 0.5
-        out.append(_text(style, x, y, size, colour, text))
-        out.append(_text(style, CARD_W - x, CARD_H - y, size, colour, text, rotate=True))
-        if style.four_corners:
-            out.append(_text(style, CARD_W - x, y, size, colour, text))
-            out.append(_text(style, x, CARD_H - y, size, colour, text, rotate=True))
+        out += [_text(style, cx, cy, size, colour, text, rotate=turned) for cx, cy, turned in _corners(style, x, y)]
         y += size * style.line_gap
     return "".join(out)
 
@@ -289,24 +292,23 @@ def _joker(style: DrawnStyle) -> str:
 
 
 def _joker_star_corners(style: DrawnStyle) -> str:
-    """A star in the top-left and bottom-right corners (all four for a four-corner deck), where the
-    other cards print their index, in the deck's red."""
+    """A star in each of the deck's index corners (:func:`_corners`), in the deck's red."""
     radius = 0.045 * CARD_H * style.index_scale
-    outer = radius * (1.0 if style.joker_star == "plain" else 1.3)  # a circle reaches past the star
+    disc = radius * 1.3  # the circle round a ringed or knocked-out star
+    outer = radius if style.joker_star == "plain" else disc
     # Where the rank's middle would be, but clear of the card's edge.
     x = max(0.11 * CARD_W * style.index_scale * style.inset, outer + 0.03 * CARD_W)
     y = style.index_top * CARD_H + outer
-    centres = [(x, y), (CARD_W - x, CARD_H - y)] + ([(CARD_W - x, y), (x, CARD_H - y)] if style.four_corners else [])
     out = []
-    for cx, cy in centres:
+    for cx, cy, _ in _corners(style, x, y):
         if style.joker_star == "plain":
             out.append(f'<polygon points="{_star_points(cx, cy, radius)}" fill="{style.red}"/>')
         elif style.joker_star == "ringed":
-            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius * 1.3:.1f}" fill="none" '
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{disc:.1f}" fill="none" '
                        f'stroke="{style.red}" stroke-width="{radius * 0.15:.1f}"/>'
                        f'<polygon points="{_star_points(cx, cy, radius * 0.9)}" fill="{style.red}"/>')
         else:  # knocked out of a disc
-            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius * 1.3:.1f}" fill="{style.red}"/>'
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{disc:.1f}" fill="{style.red}"/>'
                        f'<polygon points="{_star_points(cx, cy, radius * 0.9)}" fill="{style.paper}"/>')
     return "".join(out)
 

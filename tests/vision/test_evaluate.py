@@ -8,7 +8,7 @@ import pytest
 from vision.classes import class_id
 from vision.detections import Detections
 from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, iou, match, operating_points,
-                             score, suited_map50)
+                             score, size_ceilings, suited_map50)
 
 
 def boxes(*rows) -> Detections:
@@ -144,3 +144,10 @@ def test_only_readable_indexes_are_scored_and_finds_on_the_others_are_neither_ri
              for (x0, y0, x1, y1), v in zip(truth.xyxy.tolist(), visible)]
     (tmp_path / "scene.json").write_text(json.dumps({"cards": cards[::-1]}))
     assert [view["visible"] for _, view in truth_views(tmp_path / "scene.json", truth)] == [1.0, 0.6, 1.0]
+
+
+def test_the_ceiling_of_a_reader_blind_to_small_indexes_counts_each_card_it_cannot_see():
+    truth = boxes(("6S", 0, 0, 4, 6, 1), ("9H", 50, 0, 56, 10, 1), ("10D", 100, 0, 110, 30, 1))
+    ceilings = size_ceilings([Frame(truth, boxes())], heights=(0, 8, 12, 40))
+    assert ceilings == {"0 px": 1.0, "8 px": pytest.approx(2 / 3, abs=1e-4), "12 px": pytest.approx(1 / 3, abs=1e-4),
+                        "40 px": 0.0}

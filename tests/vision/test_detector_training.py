@@ -354,6 +354,24 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
     assert "drawing None (asked 2)" in capsys.readouterr().err
 
 
+def test_a_training_seed_of_its_own_keeps_the_crops_and_their_cache(scenes, tmp_path, capsys):
+    from vision.__main__ import _parser, main
+    from vision.detector_cli import _training_seed
+
+    asked = ["classifier", "--out", "c.pt", "--seed", "10"]
+    assert _training_seed(_parser().parse_args(asked)) == 10
+    assert _training_seed(_parser().parse_args(asked + ["--train-seed", "12"])) == 12
+    cache, out = tmp_path / "crops", tmp_path / "classifier.pt"
+    run = ["classifier", "--scenes", str(scenes), "--train-scenes", "2", "--minutes", "0.01", "--threads", "1",
+           "--crops-cache", str(cache), "--out", str(out), "--drawn", "20", "--seed", "10"]
+    assert main(run) == 0
+    capsys.readouterr()
+    assert main(run + ["--train-seed", "12"]) == 0
+    assert "training crops from" in capsys.readouterr().out  # the same crops, taken back from the cache
+    assert main(run[:-1] + ["11"]) != 0  # another --seed draws other crops: not this cache's
+    assert "seed 10 (asked 11)" in capsys.readouterr().err
+
+
 def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_part_of_the_cache_recipe(
         scenes, tmp_path, capsys):
     from vision.__main__ import main

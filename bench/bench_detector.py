@@ -3,12 +3,15 @@ ultralytics reference and stock ``YOLO(weights).predict``, measured in the same 
 frame in, detections out).
 
     python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
-                                   [--input-width 1920]
+                                   [--input-width 1920] [--conf 0.2]
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
 Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
 default the width the app reads a 1080p frame at, ``vision.detector.input_width_for(1920)``), so the
-ratio compares the pipelines, not two resolutions.
+ratio compares the pipelines, not two resolutions. Every one keeps finds down to ``--conf`` (by
+default the table reader's threshold, ``vision.reading.READING_THRESHOLD``), and the two-stage
+detectors name them as the table reader does (by score): a lower threshold gives the classifier
+more finds to read.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
-from vision.detector import APP_CONFIDENCE, CardDetector, input_width_for  # noqa: E402
+from vision.detector import CardDetector, input_width_for  # noqa: E402
+from vision.reading import READING_THRESHOLD  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
 
 
@@ -58,6 +62,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--input-width", type=int, default=input_width_for(1920),
                         help="network input width for every backend (default %(default)s, the app's for 1080p)")
+    parser.add_argument("--conf", type=float, default=READING_THRESHOLD,
+                        help="confidence threshold for every backend (default %(default)s, the table reader's)")
     args = parser.parse_args()
     os.environ["YOLO_OFFLINE"] = "1"
     import torch
@@ -69,11 +75,12 @@ def main() -> None:
     stock = YOLO(str(args.weights.with_suffix(".pt")))
 
     def detector(weights: Path, backend: str, **options) -> CardDetector:
-        return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, **options)
+        return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, conf=args.conf,
+                            naming="score", **options)
 
     timings = {
         "stock YOLO(weights).predict": median_ms(
-            lambda f: stock.predict(f, imgsz=width, conf=APP_CONFIDENCE, device="cpu", verbose=False),
+            lambda f: stock.predict(f, imgsz=width, conf=args.conf, device="cpu", verbose=False),
             frame, args.repeats),
         "CardDetector ultralytics (reference)": median_ms(
             detector(args.weights, "ultralytics").detect, frame, args.repeats),
@@ -91,7 +98,7 @@ def main() -> None:
             boxes.detect, frame, args.repeats)
         named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
     stock_ms = timings["stock YOLO(weights).predict"]
-    print(f"1920x1080 frame, network input {width} px wide, {args.threads} threads, "
+    print(f"1920x1080 frame, network input {width} px wide, threshold {args.conf}, {args.threads} threads, "
           f"median of {args.repeats}{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
     for name, ms in timings.items():
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")

@@ -1,17 +1,23 @@
 """The table reader on held-out-deck synthetic scenes and simulated hand videos, and its latency.
 
     python bench/bench_reader.py [--scenes 300] [--seed 1] [--size 1920x1080] [--videos DIR ...]
+    python bench/bench_reader.py --pictures datasets/generated/scenes1080v2 [--limit 250] [--thresholds 0.5 0.2]
+                                 [--naming score|card]
 
 The hand videos are the demo and the ground truth of eleven more (``datasets/videos/seedN``: the
 frames' labels and the events, without the pictures; ``python -m vision video --seed N`` films them).
 
-Until the detector is trained (issue 4) the reader gets each scene's labelled index boxes (a perfect
-detector), then the same boxes spoiled as a real detector would spoil them (see
-``vision.evaluate_reader.Noise``). Prints meld-exact %, pile-right % and score-equal % for the
-reader with the table set-up players would give (the table perspective) and without any, on every
-scene and on the readable ones (every card the score needs shows an index); then the events of
-each hand video; then the median time from detections to a ``TableReading`` on one core, next to
-the detector's own time when there is a detector. Needs the face atlas (``python -m vision faces``).
+The reader first gets each scene's labelled index boxes (a perfect detector), then the same boxes
+spoiled as a real detector would spoil them (see ``vision.evaluate_reader.Noise``). Prints meld-exact %,
+meld-ranks-right %, pile-right % and score-equal % for the reader with the table set-up players
+would give (the table perspective) and without any, on every scene and on the readable ones (every
+card the score needs shows an index); then the events of each hand video; then the median time
+from detections to a ``TableReading`` on one core. Needs the face atlas (``python -m vision faces``).
+
+With ``--pictures`` it reads instead the test pictures of a ``python -m vision synth`` folder end to
+end with the shipped detector (``models/``), as the app reads a frame, once per confidence threshold
+of ``--thresholds`` (by default the table reader's), beside the same scenes' labelled boxes. A hand
+video with its pictures (``hand.mp4``: the demo) is also read from them, as the app reads it.
 """
 
 from __future__ import annotations
@@ -27,10 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import Noise, detections_from_truth, evaluate, synthetic_scenes  # noqa: E402
+from vision.evaluate_reader import (Noise, dataset_scenes, detections_from_truth, evaluate,  # noqa: E402
+                                    synthetic_scenes)
 from vision.evaluate_video import evaluate_video  # noqa: E402
+from vision.index_classifier import NAMINGS  # noqa: E402
+from vision.reading import READING_THRESHOLD  # noqa: E402
 
-COLUMNS = ("scenes", "melds", "meld_exact_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
+COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
            "turn_card_right_%")
 
 
@@ -43,18 +52,56 @@ def main() -> None:
     parser.add_argument("--videos", type=Path, nargs="*",
                         default=[Path("datasets/demo"), *sorted(Path("datasets/videos").glob("seed*"),
                                                                 key=lambda p: int(p.name.removeprefix("seed")))])
+    parser.add_argument("--pictures", type=Path, help="a python -m vision synth folder whose test pictures "
+                        "the shipped detector reads (instead of synthetic scenes, videos and latency)")
+    parser.add_argument("--limit", type=int, help="with --pictures: the first this many test pictures")
+    parser.add_argument("--thresholds", type=float, nargs="+", default=[READING_THRESHOLD],
+                        help="with --pictures: the detector's confidence thresholds to read at (default %(default)s)")
+    parser.add_argument("--naming", choices=NAMINGS, default="score",
+                        help="with --pictures: how the classifier judges a find (default %(default)s, the reader's)")
     args = parser.parse_args()
+    if args.pictures:
+        _pictures(args)
+        return
     size = parse_size(args.size)
     scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))
     for label, noise in (("ground-truth boxes", None), ("noisy boxes", Noise())):
-        print(f"\n{label}" + (f" ({noise})" if noise else "") + f", {args.scenes} held-out-deck scenes {args.size}:")
-        print("  " + " ".join(f"{c:>22}" for c in ("reader/scenes",) + COLUMNS))
-        for key, row in evaluate(scenes, noise).items():
-            print("  " + " ".join(f"{v!s:>22}" for v in (key,) + tuple(row[c] for c in COLUMNS)))
+        _table(f"{label}" + (f" ({noise})" if noise else "") + f", {args.scenes} held-out-deck scenes {args.size}:",
+               evaluate(scenes, noise))
     print("\nhand videos (ground-truth boxes; noisy boxes):")
     for video in args.videos:
         print(f"  {video}: {evaluate_video(video).summary()}; {evaluate_video(video, Noise()).summary()}")
+    filmed = [video for video in args.videos if (video / "hand.mp4").is_file()]
+    if filmed:
+        from vision.detector import CardDetector
+
+        reader = CardDetector(conf=READING_THRESHOLD, naming="score")
+        print(f"\nhand videos read from their pictures by the shipped reader (threshold {READING_THRESHOLD}, by score):")
+        for video in filmed:
+            result = evaluate_video(video, detector=reader)
+            print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
     _latency(scenes, size)
+
+
+def _table(title: str, results: dict[str, dict]) -> None:
+    print(f"\n{title}")
+    print("  " + " ".join(f"{c:>22}" for c in ("reader/scenes",) + COLUMNS))
+    for key, row in results.items():
+        print("  " + " ".join(f"{v!s:>22}" for v in (key,) + tuple(row[c] for c in COLUMNS)))
+
+
+def _pictures(args) -> None:
+    """The shipped reader end to end on a synth folder's test pictures, at each threshold."""
+    from vision.detector import CardDetector
+
+    scenes = list(dataset_scenes(args.pictures, FaceAtlas(args.atlas), args.limit))
+    where = f"{len(scenes)} test pictures of {args.pictures}"
+    _table(f"labelled boxes, {where}:", evaluate(scenes))
+    detector = CardDetector(naming=args.naming)
+    for threshold in args.thresholds:
+        detector.conf = threshold
+        _table(f"the shipped detector at threshold {threshold}, named by {args.naming}, {where}:",
+               evaluate(scenes, detector=detector))
 
 
 def _latency(scenes, size, repeats: int = 3) -> None:
@@ -67,11 +114,8 @@ def _latency(scenes, size, repeats: int = 3) -> None:
             times.append((time.perf_counter() - started) * 1000)
     cards = statistics.median(len(detections_from_truth(t)) for t, _ in scenes)
     print(f"\nlatency, detections -> TableReading, {size[0]}x{size[1]}: median {statistics.median(times):.1f} ms, "
-          f"90th percentile {sorted(times)[int(0.9 * len(times))]:.1f} ms (median {cards:.0f} index boxes a frame)")
-    try:
-        from vision.detector import CardDetector  # noqa: F401
-    except ImportError:
-        print("detector: not available yet (issue 4); its time per frame goes here when it is")
+          f"90th percentile {sorted(times)[int(0.9 * len(times))]:.1f} ms (median {cards:.0f} index boxes a frame); "
+          f"the detector's own time per frame: bench/bench_detector.py")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.detections import Detections  # noqa: E402
-from vision.detector import APP_CONFIDENCE, CardDetector  # noqa: E402
+from vision.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
 from vision.evaluate import Frame, iou, operating_points, readable_only, score, test_frames  # noqa: E402
 from vision.index_classifier import join_readings, named_finds  # noqa: E402
 
@@ -60,11 +60,11 @@ def main() -> int:
         joined.append(Frame(truth, named_finds(steady, join_readings(readings) if len(first) else readings[0]),
                             decks, visible))
     for label, frames_ in (("one frame", one), (f"{args.frames} frames joined", joined)):
-        report, _ = score(frames_, APP_CONFIDENCE)
-        readable, _ = score(readable_only(frames_), APP_CONFIDENCE)
-        at = next(p for p in operating_points(frames_) if abs(p["conf"] - APP_CONFIDENCE) < 1e-9)
+        report, _ = score(frames_, SURE_CONFIDENCE)
+        readable, _ = score(readable_only(frames_), SURE_CONFIDENCE)
+        at = next(p for p in operating_points(frames_) if abs(p["conf"] - SURE_CONFIDENCE) < 1e-9)
         print(f"{label:18} mAP50 {report.map50:.3f}, readable mAP50 {readable.map50:.3f}, named right at "
-              f"{APP_CONFIDENCE} {at['named_right']:.3f} (precision {at['precision']:.3f})")
+              f"{SURE_CONFIDENCE} {at['named_right']:.3f} (precision {at['precision']:.3f})")
     return 0
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from vision.detections import Detections
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, see_cards
-from vision.reading import TableReading
+from vision.reading import READING_THRESHOLD, TableReading
 from vision.team_areas import TableFrame, TableSetup
 
 
@@ -91,6 +91,8 @@ def _trained_detector(weights: Path | None):
     except ImportError:
         pass
     try:
-        return CardDetector(weights) if weights is not None else CardDetector()
+        # Whole tables read best from finds judged by what the score needs, kept down to a lower
+        # threshold than a single corner's (READING_THRESHOLD's measurements).
+        return CardDetector(weights, conf=READING_THRESHOLD, naming="score")
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections
+from vision.reading import SURE
 from vision import weights as weight_files
 from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
@@ -54,8 +55,10 @@ MAX_INPUT_WIDTH = 1920
 STRIDE = 32
 #: The ways a detector can run its network (see the module's docstring); the app runs the first.
 BACKENDS = ("openvino", "onnx", "ultralytics")
-#: The app's confidence threshold: evaluation reports recall and precision per card at this value.
-APP_CONFIDENCE = 0.5
+#: Where a card counts as sure (:data:`vision.reading.SURE`): evaluation reports recall and precision
+#: per card at this value, and a detector cuts here unless told otherwise. The table reader reads at
+#: :data:`vision.reading.READING_THRESHOLD`, naming by score (:func:`vision.index_classifier.named_finds`).
+SURE_CONFIDENCE = SURE
 NMS_IOU = 0.5
 #: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
 MAX_DETECTIONS = 300
@@ -65,12 +68,18 @@ CLASSIFIER_NAME = "index_classifier"
 
 
 class CardDetector:
-    def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = APP_CONFIDENCE,
-                 input_width: int | None = None, classifier=None, threads: int | None = None) -> None:
+    def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = SURE_CONFIDENCE,
+                 input_width: int | None = None, classifier=None, threads: int | None = None,
+                 naming: str = "card") -> None:
         """``input_width``: the network's input width for every frame; by default each frame's own
-        (:func:`input_width_for`)."""
+        (:func:`input_width_for`). ``naming``: how a two-stage detector's classifier judges a find,
+        by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        from vision.index_classifier import NAMINGS
+
+        if naming not in NAMINGS:
+            raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, not {naming!r}")
         # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
         weights = Path(weights) if weights is not None else weight_files.default_weights(backend)
         if backend == "onnx":
@@ -90,6 +99,7 @@ class CardDetector:
             classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
+        self.naming = naming
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Corner indexes in the frame, in frame pixels."""
@@ -101,7 +111,7 @@ class CardDetector:
             return found
         # The classifier's judgement joins the detector's (their product, never above the detector's):
         # the threshold applies to it too, as the evaluation scores it.
-        named = self.classifier.name(frame_bgr, found)
+        named = self.classifier.name(frame_bgr, found, self.naming)
         return named[named.confidence >= self.conf]
 
 

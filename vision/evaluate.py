@@ -2,9 +2,13 @@
 
 * mAP50 and mAP50-95 (COCO's 101-point interpolated AP, averaged over the classes in the test set)
   and AP per class, from detections down to a confidence of :data:`LOW_CONFIDENCE`;
-* at the app's threshold: recall and precision per card, rank and suit accuracy of the indexes
+* where the app counts a card sure (:data:`vision.reading.SURE`, 0.5): recall and precision per
+  card, rank and suit accuracy of the indexes
   found, and the confusion matrix (rows: true card, or background for a false find; columns:
   predicted card, or background for a miss), drawn with the PR curves as PNG;
+* the same at lower thresholds (:func:`operating_points`; the table reader keeps finds down to
+  :data:`vision.reading.READING_THRESHOLD`, named by score, which ``bench/bench_reader.py
+  --pictures`` measures on whole tables);
 * by deck and by index height, and the same scores on the readable indexes alone
   (:func:`readable_only`: tall enough and uncovered enough to read; finds on the others not scored);
 * the ceiling the smallest labelled indexes put on mAP50 (:func:`size_ceilings`).
@@ -354,14 +358,15 @@ def write_plots(report: Report, curves: dict, out: Path) -> None:
     labels = [*CLASS_NAMES, "bg"]
     axes.set_xticks(range(len(labels)), labels, rotation=90, fontsize=6)
     axes.set_yticks(range(len(labels)), labels, fontsize=6)
-    axes.set(xlabel="predicted", ylabel="true", title="confusion at the app's threshold (rows sum to 1)")
+    axes.set(xlabel="predicted", ylabel="true", title="confusion where a card is sure, 0.5 (rows sum to 1)")
     figure.savefig(out / "confusion_matrix.png", dpi=120)
     plt.close(figure)
 
 
 def evaluate_command(args: argparse.Namespace) -> str:
     """``python -m vision evaluate``: run, write metrics.json and the PNGs, return a summary."""
-    from vision.detector import APP_CONFIDENCE, CardDetector, classifier_runtime
+    from vision.detector import SURE_CONFIDENCE, CardDetector, classifier_runtime
+    from vision.reading import READING_THRESHOLD
     from vision.index_classifier import IndexClassifier
 
     classifier = (IndexClassifier(args.classifier, runtime=classifier_runtime(args.backend))
@@ -370,19 +375,19 @@ def evaluate_command(args: argparse.Namespace) -> str:
                             input_width=args.input_width)
     frames = [Frame(truth, detector.detect(image), decks, visible)
               for image, truth, decks, visible in test_frames(args.scenes, args.limit)]
-    report, curves = score(frames, APP_CONFIDENCE)
+    report, curves = score(frames, SURE_CONFIDENCE)
     args.out.mkdir(parents=True, exist_ok=True)
     write_plots(report, curves, args.out)
     metrics = {key: value for key, value in vars(report).items() if key != "confusion"}
     metrics["confused_pairs"] = confused_pairs(report.confusion)
     metrics["map50_suited"] = suited_map50(report)
-    metrics["app_confidence"] = APP_CONFIDENCE
+    metrics["sure_confidence"] = SURE_CONFIDENCE
     metrics["operating_points"] = operating_points(frames)
-    metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (0.3, APP_CONFIDENCE)}
-    metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (0.3, APP_CONFIDENCE)}
+    metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
+    metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
     metrics["ceilings"] = size_ceilings(frames)
     readable = readable_only(frames)
-    readable_report, _ = score(readable, APP_CONFIDENCE)
+    readable_report, _ = score(readable, SURE_CONFIDENCE)
     metrics["readable"] = {"min_height_px": READABLE_INDEX_PX, "min_visible": READABLE_VISIBLE,
                            "indexes": readable_report.indexes, "map50": readable_report.map50,
                            "map50_95": readable_report.map50_95, "located": readable_report.located,
@@ -401,7 +406,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
                  + ", ".join(f"{value:.3f} from {height}" for height, value in metrics["ceilings"].items()))
     lines.append(f"  readable indexes only ({READABLE_INDEX_PX} px or taller, {READABLE_VISIBLE:.0%} uncovered; "
                  f"finds on the others not scored): {readable_report.indexes} indexes, mAP50 {readable_report.map50:.3f}, "
-                 f"mAP50-95 {readable_report.map50_95:.3f}, located at the app threshold {readable_report.located:.3f}")
+                 f"mAP50-95 {readable_report.map50_95:.3f}, located at {SURE_CONFIDENCE} {readable_report.located:.3f}")
     lines += [f"    at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
               f"precision {p['precision']:.3f}" for p in metrics["readable"]["operating_points"]]
     return "\n".join([summary(report), *lines])

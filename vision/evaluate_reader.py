@@ -1,11 +1,17 @@
-"""How well the reader reads held-out-deck synthetic scenes, from their ground-truth index boxes.
+"""How well the reader reads held-out-deck synthetic scenes: from their ground-truth index boxes, or
+from what the shipped detector finds in their pictures.
 
-Until the detector is trained (issue 4) the reader is fed the scenes' labelled index boxes: a perfect
-detector. :func:`noisy` then spoils them the way a real detector would (boxes missed, boxes jittered,
-a few wrong classes, confidences below 1) to show how the reading holds up. Measures:
+Fed the scenes' labelled index boxes, the reader sees what a perfect detector would give; :func:`noisy`
+then spoils them the way a real detector would (boxes missed, boxes jittered, a few wrong classes,
+confidences below 1) to show how the reading holds up. :func:`dataset_scenes` gives the pictures of a
+``python -m vision synth`` folder's test split, and :func:`evaluate` given a ``detector`` reads each
+picture end to end, as the app does. Measures:
 
 - meld exact: share of the ground truth's column and fan melds that the reading has, for the same
   team, with exactly the same cards (count and composition);
+- meld ranks right: the same, but a card counts by its rank alone (a two, a joker or the meld's
+  rank), as the score does: a natural's suit scores nothing, so a meld read with a wrong suit but
+  the right cards in number and rank scores as it should;
 - pile right: share of squared canasta piles read as a pile of the right rank and kind;
 - score equal: share of scenes whose hand score from the reading equals the ground truth for both
   teams, the team that went out being told (as players tell the app); piles' contents either told
@@ -17,9 +23,12 @@ the frame or under an arm): the ceiling for any reader of a single photo.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.handfile import HandFileError, score_report
@@ -74,6 +83,7 @@ def noisy(detections: Detections, noise: Noise, rng: np.random.Generator) -> Det
 class Tally:
     melds: int = 0
     melds_exact: int = 0
+    melds_ranks_right: int = 0
     piles: int = 0
     piles_right: int = 0
     scenes: int = 0
@@ -88,6 +98,7 @@ class Tally:
     def summary(self) -> dict:
         share = lambda a, b: round(100.0 * a / b, 1) if b else None  # noqa: E731
         return {"scenes": self.scenes, "melds": self.melds, "meld_exact_%": share(self.melds_exact, self.melds),
+                "meld_ranks_right_%": share(self.melds_ranks_right, self.melds),
                 "piles": self.piles, "pile_right_%": share(self.piles_right, self.piles),
                 "score_equal_told_%": share(self.score_told, self.scenes),
                 "score_equal_assumed_%": share(self.score_assumed, self.scenes),
@@ -101,6 +112,7 @@ def judge(reading: TableReading, truth: dict) -> Tally:
     for team in ("A", "B"):
         side = reading.teams[team]
         read_melds = [Counter(m.codes) for m in side.melds]
+        read_ranks = [_ranks(m.codes) for m in side.melds]
         truth_piles = _truth_piles(truth, team)
         for meld in truth["hand"]["teams"][team]["melds"]:
             if Counter(meld) in [Counter(p) for p in truth_piles]:
@@ -109,6 +121,9 @@ def judge(reading: TableReading, truth: dict) -> Tally:
             if Counter(meld) in read_melds:
                 read_melds.remove(Counter(meld))
                 tally.melds_exact += 1
+            if _ranks(meld) in read_ranks:
+                read_ranks.remove(_ranks(meld))
+                tally.melds_ranks_right += 1
         tops = {_telling(truth, team, pile): pile for pile in truth_piles}
         for pile in side.piles:
             if pile.top.code in tops:
@@ -121,6 +136,11 @@ def judge(reading: TableReading, truth: dict) -> Tally:
     tally.score_told = int(_score(reading.to_hand_dict(went_out, piles_told)) == truth["scores"])
     tally.score_assumed = int(_score(reading.to_hand_dict(went_out)) == truth["scores"])
     return tally
+
+
+def _ranks(codes) -> Counter:
+    """A meld's cards by rank alone ("JK" for a joker): what its score depends on."""
+    return Counter(code if code == "JK" else code[:-1] for code in codes)
 
 
 def _truth_piles(truth: dict, team: str) -> list[list[str]]:
@@ -155,13 +175,18 @@ def readable(truth: dict) -> bool:
     return all(any(i["labelled"] for i in cards[-1]["indexes"]) for cards in piles.values())
 
 
-def evaluate(scenes, noise: Noise | None = None, seed: int = 0) -> dict[str, dict]:
+def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None) -> dict[str, dict]:
     """Tallies over ``scenes`` (pairs of ground truth and the table set-up players would give) for
-    every scene and for readable ones, read with and without the set-up."""
+    every scene and for readable ones, read with and without the set-up. With a ``detector``
+    (anything with ``detect(frame_bgr) -> Detections``) each scene is read from its picture instead
+    of its labelled boxes: ``scenes`` are then :func:`dataset_scenes`' triples."""
     rng = np.random.default_rng(seed)
     tallies = {key: Tally() for key in ("set-up/all", "set-up/readable", "default/all", "default/readable")}
-    for truth, setup in scenes:
-        detections = detections_from_truth(truth)
+    for truth, setup, *picture in scenes:
+        if detector is not None:
+            detections = detector.detect(cv2.imread(str(picture[0])))
+        else:
+            detections = detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
         size = (truth["image"]["width"], truth["image"]["height"])
@@ -197,4 +222,28 @@ def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int]):
         yield {**scene.ground_truth(), **extra}, camera_setup(scene.camera)
 
 
-__all__ = ["Noise", "Tally", "detections_from_truth", "evaluate", "judge", "noisy", "readable", "synthetic_scenes"]
+class SceneMismatch(ValueError):
+    """A saved scene that the face atlas no longer builds as it was made."""
+
+
+def dataset_scenes(folder: Path, atlas, limit: int | None = None, split: str = "test"):
+    """(ground truth, table set-up, picture path) of a ``python -m vision synth`` folder's split, in
+    name order. The set-up comes from the scene's camera, which the saved description does not hold:
+    the scene is built again from its seed, and :class:`SceneMismatch` raised when that no longer
+    gives the saved cards (the face atlas changed since the pictures were made)."""
+    from vision.synth import build_scene
+
+    described = sorted((Path(folder) / "images" / split).glob("*.json"))[:limit]
+    if not described:
+        raise FileNotFoundError(f"no {split} scenes in {Path(folder) / 'images' / split}: run python -m vision synth first")
+    for path in described:
+        truth = json.loads(path.read_text())
+        size = (truth["image"]["width"], truth["image"]["height"])
+        scene = build_scene(atlas, truth["seed"], size, split)
+        if [card["code"] for card in scene.ground_truth()["cards"]] != [card["code"] for card in truth["cards"]]:
+            raise SceneMismatch(f"{path} is no longer the scene its seed builds: the face atlas has changed since "
+                                f"it was made; make the scenes again with python -m vision synth")
+        yield truth, camera_setup(scene.camera), path.with_suffix(".jpg")
+
+
+__all__ = ["Noise", "SceneMismatch", "Tally", "dataset_scenes", "detections_from_truth", "evaluate", "judge", "noisy", "readable", "synthetic_scenes"]

@@ -2,8 +2,8 @@
 the readings match the hand's own events, in order, and are dead ranks and the turn card right at
 the end?
 
-Frames are read from their ground-truth index boxes (a perfect detector) until the detector is
-trained. The team areas are drawn as players would draw them once for the table: around all the
+Frames are read from their ground-truth index boxes (a perfect detector), or, given a detector, from
+the video's pictures (``hand.mp4``) as the app reads them. The team areas are drawn as players would draw them once for the table: around all the
 cards each team lays during the hand. Going out is not compared: it does not show on the table
 (players tell the app who went out); nor is the spreading of hands when the camera sees none of them.
 """
@@ -63,7 +63,10 @@ class VideoResult:
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
 
 
-def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2) -> VideoResult:
+def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
+                   detector=None) -> VideoResult:
+    """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
+    (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -71,8 +74,9 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     rng = np.random.default_rng(seed)
     tracker = TableTracker(confirm=confirm)
     memory = ViewMemory()
+    pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
     for truth in frames:
-        detections = detections_from_truth(truth)
+        detections = detector.detect(next(pictures)) if pictures is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
         tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory))
@@ -84,6 +88,19 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                        (_truth_dead_ranks(frames[-1]), set(tracker.state.dead_ranks.ranks)),
                        (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn),
                        hidden_cards(frames))
+
+
+def _pictures(path: Path, count: int):
+    """The video's ``count`` frames (BGR), one per labelled frame; ValueError when it has fewer."""
+    capture = cv2.VideoCapture(str(path))
+    try:
+        for number in range(count):
+            ok, frame = capture.read()
+            if not ok:
+                raise ValueError(f"{path} has {number} frames where its labels describe {count}")
+            yield frame
+    finally:
+        capture.release()
 
 
 def hidden_cards(frames: list[dict]) -> tuple[str, ...]:

@@ -20,6 +20,20 @@ CANASTA_SIZE = 7
 #: evaluation scores them on their own, and the app asks players to bring the camera closer when
 #: the corners it reads are smaller (the held-out figures by size, ``models/evaluation``).
 READABLE_INDEX_PX = 16
+#: A card read at least this sure is sure: the app draws it green, a less sure one amber, for players
+#: to check. The evaluation reports per-card recall and precision here, where the reader's finds on
+#: the held-out decks are about 99 % right (``models/evaluation``).
+SURE = 0.5
+#: The table reader's threshold (the app's default): cards read less sure than this are left out.
+#: Chosen on whole tables, not single corners (nineteenth session, ``bench/bench_reader.py --pictures
+#: datasets/generated/scenes720d --limit 300``, the shipped pair naming by score, 106 readable
+#: scenes with the table set-up): melds read with their ranks right at 0.5 / 0.3 / 0.2 / 0.15 / 0.1:
+#: 19.1 / 36.7 / 39.6 / 40.3 / 41.0 %, hand scores equal 5.7 / 15.1 / 14.2 / 11.3 / 9.4 %, canasta
+#: piles right 51.9 / 64.4 / 64.4 / 64.8 / 63.4 %. A missing card spoils a meld as surely as a wrong
+#: one, and the reader misses far more than it misreads (at 0.5 it names a fifth of the corners, 99 %
+#: of them right; at 0.2 two fifths, 87 % right), while a card shows more than one corner and a
+#: meld's cards share their rank.
+READING_THRESHOLD = 0.2
 
 
 @dataclass(frozen=True)
@@ -103,7 +117,7 @@ class TableReading:
         cards = [c for team in TEAMS for c in self.teams[team].cards()] + list(self.discard)
         return cards + ([self.turn_card] if self.turn_card else [])
 
-    def doubtful(self, below: float = 0.5) -> list[ReadCard]:
+    def doubtful(self, below: float = SURE) -> list[ReadCard]:
         """The cards read with a confidence under ``below``, for the app to flag."""
         return [card for card in self.cards() if card.confidence < below]
 

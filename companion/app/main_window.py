@@ -41,6 +41,7 @@ from .video_view import TABLE, VideoView
 from .words import as_title
 
 from vision.deck_learning import learnt_classifier
+from vision.reading import SURE
 from vision.team_areas import TableSetup, TableSetupError
 from vision.tracking import settle_guesses
 
@@ -696,7 +697,7 @@ class MainWindow(QMainWindow):
         painter = QPainter(image)
         for card in self.last_reading.cards():
             x0, y0, x1, y1 = card.box
-            painter.setPen(QPen(QColor("#ffb300") if card.confidence < 0.5 else QColor("#00e676"), 2))
+            painter.setPen(QPen(QColor("#ffb300") if card.confidence < SURE else QColor("#00e676"), 2))
             painter.drawRect(int(x0), int(y0), int(x1 - x0), int(y1 - y0))
             painter.drawText(int(x0), int(y0) - 3, card.code)
         for (x0, y0, x1, y1), legal in self.meld_outlines:

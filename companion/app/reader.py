@@ -16,7 +16,7 @@ from typing import Any
 from vision.reading import READABLE_INDEX_PX
 
 MODEL_METRICS = Path(__file__).resolve().parents[2] / "models" / "evaluation" / "metrics.json"
-#: Below this share of corner indexes found on unseen decks, the reader is still in training.
+#: Below this share of corner indexes found surely on unseen decks, the reader is still in training.
 TRUSTED_SHARE_FOUND = 0.95
 #: Card corners the camera sees smaller than this (image pixels, the median of those read lately)
 #: make the app ask players to bring the camera closer: on the held-out decks the reader names about
@@ -45,14 +45,15 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
     close = (f" ({readable:.0%} of those whose corners the camera sees {READABLE_INDEX_PX} pixels tall or more)"
              if readable is not None else "")
     if found < TRUSTED_SHARE_FOUND:
-        return reader, (f"Card reader still in training: on card designs it has not seen it finds {found:.0%} "
-                        f"of the cards{close}. Check every card before you confirm a hand.")
-    return reader, f"Card reader ready: it finds {found:.0%} of the cards on designs it has not seen{close}."
+        return reader, (f"Card reader still in training: on card designs it has not seen it is sure of {found:.0%} "
+                        f"of the cards{close}; the cards it is unsure of show in amber. Check every card before "
+                        f"you confirm a hand.")
+    return reader, f"Card reader ready: it is sure of {found:.0%} of the cards on designs it has not seen{close}."
 
 
 def _share_found(measured: Any) -> float | None:
-    """The share of held-out indexes found at the app's threshold, from ``metrics.json`` or its
-    ``readable`` block (``None`` when it isn't there)."""
+    """The share of held-out indexes found where a card counts as sure (:data:`vision.reading.SURE`),
+    from ``metrics.json`` or its ``readable`` block (``None`` when it isn't there)."""
     try:
         return float(measured["located"])
     except (ValueError, KeyError, TypeError):

@@ -7,13 +7,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from companion import TableRules
+from vision.reading import READING_THRESHOLD
 
 from .game import DEFAULT_TEAM_NAMES
 from .store import Store
 
 #: Video sources other than a camera's id: the bundled demo hand, the video file played last.
 DEMO, VIDEO_FILE = "demo", "file"
-DEFAULT_THRESHOLD = 0.5  #: detections less sure than this are not shown (the card reader's cut-off)
+#: Cards read less sure than this are not shown (the card reader's cut-off; those under
+#: :data:`vision.reading.SURE` show amber).
+DEFAULT_THRESHOLD = READING_THRESHOLD
 
 
 @dataclass

@@ -19,7 +19,7 @@ from companion.handfile import score_report
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth
 from vision.evaluate_video import team_areas
-from vision.reading import TableReading
+from vision.reading import READING_THRESHOLD, TableReading
 from vision.team_areas import TableSetup
 
 
@@ -119,10 +119,10 @@ def test_the_detection_threshold_in_settings_reaches_the_reader(qtbot, store):
             window.live.offer(0, frame)
 
     read_once()
-    assert window.reader.threshold == window.settings.threshold == 0.5
-    window.apply_settings(dataclasses.replace(window.settings, threshold=0.2))
+    assert window.reader.threshold == window.settings.threshold == READING_THRESHOLD
+    window.apply_settings(dataclasses.replace(window.settings, threshold=0.35))
     read_once()
-    assert window.reader.threshold == 0.2 and window.reader.detector.conf == 0.2
+    assert window.reader.threshold == 0.35 and window.reader.detector.conf == 0.35
     window.close()
 
 

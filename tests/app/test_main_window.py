@@ -150,13 +150,14 @@ def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
         assert status.startswith("Card reader not available yet")
         return
     measured = json.loads(MODEL_METRICS.read_text())
-    assert (f"finds {measured['located']:.0%}" in status) and (("still in training" in status) == (measured['located'] < 0.95))
+    assert (f"is sure of {measured['located']:.0%}" in status) and (("still in training" in status) == (measured['located'] < 0.95))
     assert f"({measured['readable']['located']:.0%} of those whose corners the camera sees 16 pixels tall or more)" in status
     unmeasured = load_card_reader(tmp_path / "missing.json")[1]
     assert "not measured" in unmeasured
     (tmp_path / "older.json").write_text(json.dumps({"located": 0.2}))  # measured before the readable subset
     assert load_card_reader(tmp_path / "older.json")[1].startswith("Card reader still in training: on card designs "
-                                                                   "it has not seen it finds 20% of the cards. Check")
+                                                                   "it has not seen it is sure of 20% of the cards; "
+                                                                   "the cards it is unsure of show in amber. Check")
 
 
 def reopened(qtbot, path, start_video=True):

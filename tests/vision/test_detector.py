@@ -17,6 +17,7 @@ import pytest
 
 from vision.augment import photograph
 from vision.detections import Detections
+from vision.index_classifier import BACKGROUND
 from vision.detector import (MAX_INPUT_WIDTH, MIN_INPUT_WIDTH, CardDetector, input_width_for, postprocess,
                              preprocess)
 from vision.render import render_scene
@@ -252,7 +253,7 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
 class _Judge:
     """A classifier that is sure of every other find and rejects the rest."""
 
-    def name(self, frame_bgr: np.ndarray, found: Detections) -> Detections:
+    def name(self, frame_bgr: np.ndarray, found: Detections, naming: str = "card") -> Detections:
         sure = np.where(np.arange(len(found)) % 2 == 0, found.confidence, 0.0)
         return Detections(found.xyxy, sure, np.zeros(len(found), np.int64))
 
@@ -263,6 +264,37 @@ def test_with_a_classifier_the_threshold_applies_to_its_judgement_too(random_mod
     # The finds the classifier rejects are dropped, and only those.
     assert len(found) > 10 and len(judged) == (len(found) + 1) // 2
     np.testing.assert_allclose(judged.xyxy, found.xyxy[::2])
+
+
+def test_named_by_score_a_find_is_as_sure_as_its_rank_and_a_threes_colour():
+    from vision.classes import CLASS_NAMES, class_id
+    from vision.index_classifier import named_finds
+
+    found = Detections([[0, 0, 10, 14]] * 3, [0.9, 0.8, 1.0], [0, 0, 0])
+    probabilities = np.zeros((3, len(CLASS_NAMES) + 1))  # + "no index"
+    probabilities[0, [class_id("7S"), class_id("7C"), class_id("KH")]] = 0.4, 0.35, 0.25
+    probabilities[1, [class_id("3S"), class_id("3H"), class_id("3D")]] = 0.4, 0.25, 0.35
+    probabilities[2, [class_id("2H"), class_id("JK"), BACKGROUND]] = 0.3, 0.2, 0.5
+    by_card = named_finds(found, probabilities)
+    assert [CLASS_NAMES[i] for i in by_card.class_id] == ["7S", "3S", "2H"]
+    np.testing.assert_allclose(by_card.confidence, [0.36, 0.32, 0.3])
+    by_score = named_finds(found, probabilities, naming="score")
+    # A seven whatever its suit; two red threes outweigh one black; "no index" still counts against.
+    assert [CLASS_NAMES[i] for i in by_score.class_id] == ["7S", "3D", "2H"]
+    np.testing.assert_allclose(by_score.confidence, [0.675, 0.48, 0.3])
+    with pytest.raises(ValueError, match="naming must be one of card, score"):
+        named_finds(found, probabilities, naming="suit")
+
+
+def test_the_table_reader_reads_at_its_own_threshold_naming_by_score():
+    from vision.card_reader import CardReader
+    from vision.reading import READING_THRESHOLD
+
+    reader = CardReader()
+    assert (reader.threshold, reader.detector.naming) == (READING_THRESHOLD, "score")
+    assert CardDetector().naming == "card"  # the evaluation's 53 classes
+    with pytest.raises(ValueError, match="naming must be one of"):
+        CardDetector(naming="rank")
 
 
 def test_the_apps_reader_loads_the_shipped_models_without_torch():

@@ -13,7 +13,8 @@ from vision import CardReader
 from vision.card_reader import DetectorMissing, read_table
 from vision.classes import class_id
 from vision.detections import Detections
-from vision.evaluate_reader import camera_setup, detections_from_truth, evaluate, judge, readable, synthetic_scenes
+from vision.evaluate_reader import (SceneMismatch, camera_setup, dataset_scenes, detections_from_truth, evaluate,
+                                    judge, readable, synthetic_scenes)
 from vision.physical_cards import see_cards
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
@@ -26,12 +27,16 @@ COLUMNS = LayoutStyle(overlap=0.3, column_gap=0.2, fan_melds=False, squares_cana
 
 def _read(atlas, state: TableState, seed: int = 11, style: LayoutStyle = COLUMNS, card_height: float = 70):
     """Lay ``state`` out, film it with a camera from ``seed`` that sees the whole table, and read it."""
-    from vision.camera import random_camera
-
-    camera = random_camera(random.Random(seed), SIZE, (0.0, 0.0), card_height_px=card_height)
+    camera = _camera(seed, card_height)
     scene = build_scene(atlas, seed, SIZE, "test", state=state, style=style, camera=camera, occluders=[])
     truth = scene.ground_truth()
     return read_table(detections_from_truth(truth), SIZE, camera_setup(camera)), truth
+
+
+def _camera(seed: int, card_height: float = 70):
+    from vision.camera import random_camera
+
+    return random_camera(random.Random(seed), SIZE, (0.0, 0.0), card_height_px=card_height)
 
 
 def _table(a_melds=(), b_melds=(), a_threes=(), hands=None, discard=("9C",), turn_card=None) -> TableState:
@@ -93,6 +98,48 @@ def test_held_out_scenes_read_from_perfect_detections(small_atlas):
     assert readable["meld_exact_%"] >= 90 and readable["pile_right_%"] >= 90
     assert readable["score_equal_told_%"] >= 60
     assert results["set-up/all"]["turn_card_right_%"] >= 85
+
+
+def test_a_meld_read_with_wrong_suits_has_its_ranks_right_but_is_not_exact(small_atlas):
+    state = _table(a_melds=[["KH", "KS", "KD", "2C"]], b_melds=[["5D", "5S", "5C"]])
+    reading, truth = _read(small_atlas, state)
+    assert judge(reading, truth).melds_exact == judge(reading, truth).melds_ranks_right == 2
+    swapped = {class_id("KS"): class_id("KC"), class_id("2C"): class_id("2H"), class_id("5S"): class_id("4S")}
+    boxes = detections_from_truth(truth)
+    boxes.class_id = np.array([swapped.get(int(c), int(c)) for c in boxes.class_id])
+    tally = judge(read_table(boxes, SIZE, camera_setup(_camera(11))), truth)
+    # The kings' meld keeps its ranks (a king and a two of other suits); the fives' meld has a four.
+    assert (tally.melds, tally.melds_exact, tally.melds_ranks_right) == (2, 0, 1)
+
+
+class _PictureLog:
+    """A detector that finds nothing and notes the size of each picture it is given."""
+
+    def __init__(self):
+        self.sizes = []
+
+    def detect(self, frame_bgr):
+        self.sizes.append(frame_bgr.shape[1::-1])
+        return Detections.empty()
+
+
+def test_a_synth_folders_test_pictures_are_read_by_a_detector(small_atlas_dir, small_atlas, tmp_path):
+    from vision.dataset import write_dataset
+
+    list(write_dataset(tmp_path, small_atlas_dir, 20, seed=4, image_size=(640, 360), workers=1, splits=("test",)))
+    scenes = list(dataset_scenes(tmp_path, small_atlas))
+    assert len(scenes) == 2 and all(picture.is_file() for _, _, picture in scenes)
+    from_boxes = evaluate(scenes)
+    assert from_boxes["set-up/all"]["scenes"] == 2 and from_boxes["set-up/all"]["melds"] > 0
+    log = _PictureLog()
+    from_pictures = evaluate(scenes, detector=log)
+    assert log.sizes == [(640, 360)] * 2  # each picture once, its finds read with the set-up and without
+    assert from_pictures["set-up/all"]["melds"] == from_boxes["set-up/all"]["melds"]
+    assert from_pictures["set-up/all"]["meld_exact_%"] == from_pictures["set-up/all"]["meld_ranks_right_%"] == 0
+    described = sorted((tmp_path / "images" / "test").glob("*.json"))[0]
+    described.write_text(described.read_text().replace('"code": "', '"code": "X', 1))
+    with pytest.raises(SceneMismatch, match="no longer the scene its seed builds"):
+        list(dataset_scenes(tmp_path, small_atlas))
 
 
 def test_every_card_has_a_box_and_confidence_and_the_json_keeps_the_contract(small_atlas):

@@ -40,7 +40,7 @@ INPUT_WIDTH = 1280
 #: (``scenes720v2``, 250 frames, the shipped pair through OpenVINO), ``python -m vision evaluate
 #: --scenes datasets/generated/scenes720v2 --input-width W``: W = 1280 / 1440 / 1600 / 1760 / 1920
 #: scored mAP50 0.475 / 0.484 / 0.492 / 0.491 / 0.491; at 1600 the network sees indexes a quarter
-#: bigger than it learned them, which it finds more often (located at the app's threshold 17.5 ->
+#: bigger than it learned them, which it finds more often (located at 0.5 17.5 ->
 #: 18.6 %, precision 0.992 -> 0.987). A 1080p frame gains little from being read wider (1920 / 2400:
 #: 0.657 / 0.659), so its width stays the most. A 960×540 frame (the same tables, ``--size 960x540``)
 #: gains nothing either way: 1280 / 1600 / 1920 gave 0.377 / 0.379 / 0.380.
@@ -48,7 +48,7 @@ MIN_INPUT_WIDTH = 1600
 #: A wider frame is read at its own width up to this, and shrunk to it beyond. Eleventh session, the
 #: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX Runtime int8): the
 #: network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located
-#: 22.9 / 25.9 / 26.4 % at the app's threshold (precision 0.991 / 0.992 / 0.993). Through OpenVINO
+#: 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Through OpenVINO
 #: the app's path takes 72–73 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime
 #: int8: 97 ms at 1280, 183–198 ms at 1920; ``bench/bench_detector.py --input-width``).
 MAX_INPUT_WIDTH = 1920

@@ -40,7 +40,7 @@ READ_WINDOWS = (1.15, WINDOW)
 #: Each window may also be read turned by more angles (degrees): fanned cards lie steeply turned, and
 #: the classifier learnt turns of only ±15°. Every reading (each window, each turn) is joined by
 #: their geometric mean (:func:`join_readings`). Thirteenth session, the shipped classifier, the
-#: detector's finds on the held-out test split (OpenVINO), named right at the app's threshold:
+#: detector's finds on the held-out test split (OpenVINO), named right at 0.5 (then the app's threshold):
 #:
 #: * the two windows averaged (before): mAP50 0.473, 16.3 % at precision 0.992;
 #: * joined by their geometric mean: mAP50 0.473, **17.2 %** at 0.992, for nothing (what ships);

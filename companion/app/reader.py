@@ -45,9 +45,8 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
     close = (f" ({readable:.0%} of those whose corners the camera sees {READABLE_INDEX_PX} pixels tall or more)"
              if readable is not None else "")
     if found < TRUSTED_SHARE_FOUND:
-        return reader, (f"Card reader still in training: on card designs it has not seen it is sure of {found:.0%} "
-                        f"of the cards{close}; the cards it is unsure of show in amber. Check every card before "
-                        f"you confirm a hand.")
+        return reader, (f"Card reader still in training: on unseen card designs it is sure of {found:.0%} "
+                        f"of the cards{close}. Check every card before you confirm a hand.")
     return reader, f"Card reader ready: it is sure of {found:.0%} of the cards on designs it has not seen{close}."
 
 

@@ -155,9 +155,8 @@ def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
     unmeasured = load_card_reader(tmp_path / "missing.json")[1]
     assert "not measured" in unmeasured
     (tmp_path / "older.json").write_text(json.dumps({"located": 0.2}))  # measured before the readable subset
-    assert load_card_reader(tmp_path / "older.json")[1].startswith("Card reader still in training: on card designs "
-                                                                   "it has not seen it is sure of 20% of the cards; "
-                                                                   "the cards it is unsure of show in amber. Check")
+    assert load_card_reader(tmp_path / "older.json")[1].startswith("Card reader still in training: on unseen card "
+                                                                   "designs it is sure of 20% of the cards. Check")
 
 
 def reopened(qtbot, path, start_video=True):

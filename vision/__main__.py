@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--out", type=Path, default=Path("datasets/demo"))
     video.add_argument("--seed", type=int, default=0)
     video.add_argument("--size", default="960x540", help="WIDTHxHEIGHT (default %(default)s)")
+    video.add_argument("--split", choices=("train", "val", "test"), default="train",
+                       help="whose decks the cards are: the training ones (default) or the held-out test ones")
     video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     video.set_defaults(run=_run_video)
     read = commands.add_parser("read", help="read tables from images or videos")
@@ -215,7 +217,7 @@ def _run_video(args: argparse.Namespace) -> int:
 
     size = parse_size(args.size)
     atlas = FaceAtlas(args.atlas)
-    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size)
+    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split)
     print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")
     return 0
 

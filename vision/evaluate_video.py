@@ -64,9 +64,10 @@ class VideoResult:
 
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
-                   detector=None) -> VideoResult:
+                   detector=None, every: int = 1) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
-    (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``."""
+    (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
+    ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3)."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -75,8 +76,11 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     tracker = TableTracker(confirm=confirm)
     memory = ViewMemory()
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
-    for truth in frames:
-        detections = detector.detect(next(pictures)) if pictures is not None else detections_from_truth(truth)
+    for number, truth in enumerate(frames):
+        picture = next(pictures) if pictures is not None else None
+        if number % every:
+            continue
+        detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
         tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory))

@@ -230,8 +230,10 @@ def _previous_done(move: tuple, pending: list) -> bool:
     return not any(m[0] == move[0] and m[1] == "meld" and m[3] == move[3] and m[2] < move[2] for m in pending)
 
 
-def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tuple[int, int]) -> dict:
-    """Write ``hand.mp4``, ``frames.jsonl.gz`` (per-frame ground truth) and ``events.json``."""
+def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tuple[int, int],
+                     split: str = "train") -> dict:
+    """Write ``hand.mp4``, ``frames.jsonl.gz`` (per-frame ground truth) and ``events.json``; the
+    cards are of ``split``'s decks (``"test"``: the held-out ones, which the detector never saw)."""
     rng = random.Random(seed)
     final = random_table(rng, hand_over=True)
     style = replace(random_style(rng), squares_canastas=True, fan_melds=False, messiness=0.0)
@@ -247,7 +249,7 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
             for still in range(STILLS_PER_EVENT):
                 # A player's arm reaches in while a card is being laid, then the view is clear.
                 reach = random_occluders(random.Random(seed * 7919 + frame), image_size, camera.card_height_px)[:1]
-                scene = build_scene(atlas, seed, image_size, "train", state=state, style=style, camera=camera,
+                scene = build_scene(atlas, seed, image_size, split, state=state, style=style, camera=camera,
                                     occluders=reach if still == 0 else [])
                 picture = photograph(render_scene(scene, atlas), scene.owners, seed)
                 truth = json.dumps({"event": len(events) - 1, **scene.ground_truth()})

@@ -5,6 +5,7 @@ import json
 import random
 
 import cv2
+import pytest
 
 from companion.handfile import score_report
 from vision.table_state import random_table
@@ -53,3 +54,40 @@ def test_the_simulated_hands_are_played_by_the_rules():
             if hand_event is not None:
                 broken.update({v.rule: (seed, event) for v in state.apply(hand_event)})
     assert broken == {}
+
+
+class _FrameCount:
+    """A detector that finds nothing and counts the pictures it is given."""
+
+    def __init__(self):
+        self.frames = 0
+
+    def detect(self, frame_bgr):
+        from vision.detections import Detections
+
+        self.frames += 1
+        return Detections.empty()
+
+
+def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path):
+    from vision.decks import HELD_OUT_DECKS
+    from vision.evaluate_video import evaluate_video
+
+    summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180), split="test")
+    truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]
+    assert {card["deck"] for frame in truth for card in frame["cards"]} <= set(HELD_OUT_DECKS)
+    counter = _FrameCount()
+    result = evaluate_video(tmp_path, detector=counter)
+    assert counter.frames == summary["frames"] and result.read_events == [] and result.truth_events
+    short = tmp_path / "short"
+    short.mkdir()
+    for name in ("events.json", "frames.jsonl.gz"):
+        (short / name).write_bytes((tmp_path / name).read_bytes())
+    capture, writer = cv2.VideoCapture(str(tmp_path / "hand.mp4")), None
+    for _ in range(5):
+        ok, frame = capture.read()
+        writer = writer or cv2.VideoWriter(str(short / "hand.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), 25, (320, 180))
+        writer.write(frame)
+    writer.release()
+    with pytest.raises(ValueError, match=f"has 5 frames where its labels describe {summary['frames']}"):
+        evaluate_video(short, detector=_FrameCount())

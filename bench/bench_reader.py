@@ -17,7 +17,8 @@ from detections to a ``TableReading`` on one core. Needs the face atlas (``pytho
 With ``--pictures`` it reads instead the test pictures of a ``python -m vision synth`` folder end to
 end with the shipped detector (``models/``), as the app reads a frame, once per confidence threshold
 of ``--thresholds`` (by default the table reader's), beside the same scenes' labelled boxes. A hand
-video with its pictures (``hand.mp4``: the demo) is also read from them, as the app reads it.
+video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m vision video --split
+test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone.
 """
 
 from __future__ import annotations
@@ -56,31 +57,49 @@ def main() -> None:
                         "the shipped detector reads (instead of synthetic scenes, videos and latency)")
     parser.add_argument("--limit", type=int, help="with --pictures: the first this many test pictures")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[READING_THRESHOLD],
-                        help="with --pictures: the detector's confidence thresholds to read at (default %(default)s)")
+                        help="with --pictures, and for videos with pictures: the detector's confidence thresholds "
+                        "to read at (default %(default)s)")
     parser.add_argument("--naming", choices=NAMINGS, default="score",
-                        help="with --pictures: how the classifier judges a find (default %(default)s, the reader's)")
+                        help="with --pictures, and for videos with pictures: how the classifier judges a find "
+                        "(default %(default)s, the reader's)")
+    parser.add_argument("--every", type=int, default=3,
+                        help="videos with pictures are read every this many frames (default %(default)s: the app "
+                        "reads at most 8 of a camera's 25 frames a second)")
     args = parser.parse_args()
     if args.pictures:
         _pictures(args)
         return
     size = parse_size(args.size)
     scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))
-    for label, noise in (("ground-truth boxes", None), ("noisy boxes", Noise())):
-        _table(f"{label}" + (f" ({noise})" if noise else "") + f", {args.scenes} held-out-deck scenes {args.size}:",
-               evaluate(scenes, noise))
+    if scenes:
+        for label, noise in (("ground-truth boxes", None), ("noisy boxes", Noise())):
+            _table(f"{label}" + (f" ({noise})" if noise else "") + f", {args.scenes} held-out-deck scenes "
+                   f"{args.size}:", evaluate(scenes, noise))
     print("\nhand videos (ground-truth boxes; noisy boxes):")
     for video in args.videos:
         print(f"  {video}: {evaluate_video(video).summary()}; {evaluate_video(video, Noise()).summary()}")
-    filmed = [video for video in args.videos if (video / "hand.mp4").is_file()]
-    if filmed:
-        from vision.detector import CardDetector
+    _filmed([video for video in args.videos if (video / "hand.mp4").is_file()], args)
+    if scenes:
+        _latency(scenes, size)
 
-        reader = CardDetector(conf=READING_THRESHOLD, naming="score")
-        print(f"\nhand videos read from their pictures by the shipped reader (threshold {READING_THRESHOLD}, by score):")
-        for video in filmed:
-            result = evaluate_video(video, detector=reader)
+
+def _filmed(videos: list[Path], args) -> None:
+    """Hand videos read from their pictures by the shipped reader, at each threshold."""
+    if not videos:
+        return
+    from vision.detector import CardDetector
+
+    detector = CardDetector(naming=args.naming)
+    for threshold in args.thresholds:
+        detector.conf = threshold
+        print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold}, named by "
+              f"{args.naming}, every {args.every} frames:")
+        results = [evaluate_video(video, detector=detector, every=args.every) for video in videos]
+        for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
-    _latency(scenes, size)
+        print(f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
+              f"events in order, {sum(r.events_match for r in results)} of {len(results)} videos with every event, "
+              f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}")
 
 
 def _table(title: str, results: dict[str, dict]) -> None:

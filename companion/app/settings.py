@@ -17,6 +17,9 @@ DEMO, VIDEO_FILE = "demo", "file"
 #: Cards read less sure than this are not shown (the card reader's cut-off; those under
 #: :data:`vision.reading.SURE` show amber).
 DEFAULT_THRESHOLD = READING_THRESHOLD
+#: The default threshold of versions that did not store theirs beside the settings (before the
+#: reader's own threshold, the eighteenth session of issue 4).
+FIRST_DEFAULT_THRESHOLD = 0.5
 
 
 @dataclass
@@ -36,10 +39,13 @@ class AppSettings:
         settings = cls(**{key: store.setting(key, default) for key, default in defaults.items()})
         if settings.source is None:  # the first versions kept only the camera, as "camera"
             settings.source = store.setting("camera")
+        # Players who never moved the threshold off its default follow the default when it changes.
+        if settings.threshold == store.setting("threshold_default", FIRST_DEFAULT_THRESHOLD):
+            settings.threshold = DEFAULT_THRESHOLD
         return settings
 
     def save(self, store: Store) -> None:
-        store.set_settings(asdict(self))
+        store.set_settings({**asdict(self), "threshold_default": DEFAULT_THRESHOLD})
 
     @property
     def rules(self) -> TableRules:

@@ -64,7 +64,8 @@ class SettingsDialog(QDialog):
         self.threshold.setRange(0.05, 0.95)
         self.threshold.setSingleStep(0.05)
         self.threshold.setValue(settings.threshold)
-        self.threshold.setToolTip("How sure the card reader must be before it shows a card")
+        self.threshold.setToolTip("How sure the card reader must be before it shows a card "
+                                  "(those it is less than 0.5 sure of show amber)")
         form.addRow("Detection threshold", self.threshold)
         layout.addLayout(form)
 

@@ -67,6 +67,21 @@ def test_settings_round_trip(store):
     assert store.setting("missing", "default") == "default"
 
 
+def test_a_threshold_left_at_its_default_follows_a_new_default(store):
+    from companion.app.settings import DEFAULT_THRESHOLD, FIRST_DEFAULT_THRESHOLD, AppSettings
+
+    assert DEFAULT_THRESHOLD != FIRST_DEFAULT_THRESHOLD
+    store.set_settings({"threshold": FIRST_DEFAULT_THRESHOLD, "source": "demo"})  # as the first versions saved it
+    assert AppSettings.load(store).threshold == DEFAULT_THRESHOLD
+    chosen = AppSettings(threshold=0.35)
+    chosen.save(store)
+    assert AppSettings.load(store).threshold == 0.35  # the players' own choice stays
+    AppSettings(threshold=FIRST_DEFAULT_THRESHOLD).save(store)  # chosen on purpose since the default moved
+    assert AppSettings.load(store).threshold == FIRST_DEFAULT_THRESHOLD
+    AppSettings().save(store)
+    assert AppSettings.load(store).threshold == DEFAULT_THRESHOLD
+
+
 def test_a_damaged_file_is_reported_not_reset(tmp_path):
     path = tmp_path / "s.sqlite3"
     path.write_bytes(b"these are not the scores you are looking for" * 100)

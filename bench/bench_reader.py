@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import (Noise, dataset_scenes, detections_from_truth, evaluate,  # noqa: E402
-                                    synthetic_scenes)
+from vision.evaluate_reader import (Noise, SceneMismatch, dataset_scenes, detections_from_truth,  # noqa: E402
+                                    evaluate, synthetic_scenes)
 from vision.evaluate_video import evaluate_video  # noqa: E402
 from vision.index_classifier import NAMINGS  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
@@ -67,7 +67,10 @@ def main() -> None:
                         "reads at most 8 of a camera's 25 frames a second)")
     args = parser.parse_args()
     if args.pictures:
-        _pictures(args)
+        try:
+            _pictures(args)
+        except (FileNotFoundError, SceneMismatch) as error:
+            sys.exit(f"bench_reader: {error}")
         return
     size = parse_size(args.size)
     scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))

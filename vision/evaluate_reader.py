@@ -33,7 +33,7 @@ import numpy as np
 
 from companion.handfile import HandFileError, score_report
 from vision.card_reader import read_table
-from vision.classes import class_id
+from vision.classes import class_id, score_name
 from vision.detections import Detections
 from vision.reading import TableReading
 from vision.team_areas import TableSetup
@@ -139,8 +139,9 @@ def judge(reading: TableReading, truth: dict) -> Tally:
 
 
 def _ranks(codes) -> Counter:
-    """A meld's cards by rank alone ("JK" for a joker): what its score depends on."""
-    return Counter(code if code == "JK" else code[:-1] for code in codes)
+    """A meld's cards by score name (:func:`vision.classes.score_name`: rank, two or joker): what
+    its score depends on."""
+    return Counter(score_name(code) for code in codes)
 
 
 def _truth_piles(truth: dict, team: str) -> list[list[str]]:

@@ -40,7 +40,7 @@ from vision.evaluate_video import evaluate_video  # noqa: E402
 from vision.index_classifier import NAMINGS  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
 
-COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
+COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "cards_missed_%", "cards_extra_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
            "turn_card_right_%")
 
 

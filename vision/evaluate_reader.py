@@ -12,6 +12,9 @@ picture end to end, as the app does. Measures:
 - meld ranks right: the same, but a card counts by its rank alone (a two, a joker or the meld's
   rank), as the score does: a natural's suit scores nothing, so a meld read with a wrong suit but
   the right cards in number and rank scores as it should;
+- cards missed and cards extra: of the cards laid in melds and threes (not squared into piles), the
+  share the reading lacks, and the share it has too many, counted by score name: what players add
+  and remove when they check a reading;
 - pile right: share of squared canasta piles read as a pile of the right rank and kind;
 - score equal: share of scenes whose hand score from the reading equals the ground truth for both
   teams, the team that went out being told (as players tell the app); piles' contents either told
@@ -84,6 +87,9 @@ class Tally:
     melds: int = 0
     melds_exact: int = 0
     melds_ranks_right: int = 0
+    cards_laid: int = 0  #: in melds and threes, not squared into piles
+    cards_missed: int = 0
+    cards_extra: int = 0
     piles: int = 0
     piles_right: int = 0
     scenes: int = 0
@@ -99,6 +105,8 @@ class Tally:
         share = lambda a, b: round(100.0 * a / b, 1) if b else None  # noqa: E731
         return {"scenes": self.scenes, "melds": self.melds, "meld_exact_%": share(self.melds_exact, self.melds),
                 "meld_ranks_right_%": share(self.melds_ranks_right, self.melds),
+                "cards_missed_%": share(self.cards_missed, self.cards_laid),
+                "cards_extra_%": share(self.cards_extra, self.cards_laid),
                 "piles": self.piles, "pile_right_%": share(self.piles_right, self.piles),
                 "score_equal_told_%": share(self.score_told, self.scenes),
                 "score_equal_assumed_%": share(self.score_assumed, self.scenes),
@@ -114,9 +122,12 @@ def judge(reading: TableReading, truth: dict) -> Tally:
         read_melds = [Counter(m.codes) for m in side.melds]
         read_ranks = [_ranks(m.codes) for m in side.melds]
         truth_piles = _truth_piles(truth, team)
+        laid = _ranks(truth["hand"]["teams"][team]["threes"])
+        read = _ranks(c.code for c in side.threes) + sum(read_ranks, Counter())
         for meld in truth["hand"]["teams"][team]["melds"]:
             if Counter(meld) in [Counter(p) for p in truth_piles]:
                 continue
+            laid += _ranks(meld)
             tally.melds += 1
             if Counter(meld) in read_melds:
                 read_melds.remove(Counter(meld))
@@ -124,6 +135,9 @@ def judge(reading: TableReading, truth: dict) -> Tally:
             if _ranks(meld) in read_ranks:
                 read_ranks.remove(_ranks(meld))
                 tally.melds_ranks_right += 1
+        tally.cards_laid += laid.total()
+        tally.cards_missed += (laid - read).total()
+        tally.cards_extra += (read - laid).total()
         tops = {_telling(truth, team, pile): pile for pile in truth_piles}
         for pile in side.piles:
             if pile.top.code in tops:
@@ -139,8 +153,8 @@ def judge(reading: TableReading, truth: dict) -> Tally:
 
 
 def _ranks(codes) -> Counter:
-    """A meld's cards by score name (:func:`vision.classes.score_name`: rank, two or joker): what
-    its score depends on."""
+    """Cards by score name (:func:`vision.classes.score_name`: rank, a three's colour, two or
+    joker): what their score depends on."""
     return Counter(score_name(code) for code in codes)
 
 

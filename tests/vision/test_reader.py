@@ -108,8 +108,14 @@ def test_a_meld_read_with_wrong_suits_has_its_ranks_right_but_is_not_exact(small
     boxes = detections_from_truth(truth)
     boxes.class_id = np.array([swapped.get(int(c), int(c)) for c in boxes.class_id])
     tally = judge(read_table(boxes, SIZE, camera_setup(_camera(11))), truth)
-    # The kings' meld keeps its ranks (a king and a two of other suits); the fives' meld has a four.
+    # The kings' meld keeps its ranks (a king and a two of other suits); the fives' meld has a four,
+    # which, alone of its rank, reads as a squared canasta's top card: a five missed, none extra.
     assert (tally.melds, tally.melds_exact, tally.melds_ranks_right) == (2, 0, 1)
+    assert (tally.cards_laid, tally.cards_missed, tally.cards_extra) == (7, 1, 0)
+    boxes = detections_from_truth(truth)
+    boxes.class_id[boxes.class_id == class_id("KD")] = class_id("JK")  # a king read as a joker
+    tally = judge(read_table(boxes, SIZE, camera_setup(_camera(11))), truth)
+    assert (tally.melds_ranks_right, tally.cards_missed, tally.cards_extra) == (1, 1, 1)
 
 
 class _PictureLog:
@@ -136,6 +142,7 @@ def test_a_synth_folders_test_pictures_are_read_by_a_detector(small_atlas_dir, s
     assert log.sizes == [(640, 360)] * 2  # each picture once, its finds read with the set-up and without
     assert from_pictures["set-up/all"]["melds"] == from_boxes["set-up/all"]["melds"]
     assert from_pictures["set-up/all"]["meld_exact_%"] == from_pictures["set-up/all"]["meld_ranks_right_%"] == 0
+    assert (from_pictures["set-up/all"]["cards_missed_%"], from_pictures["set-up/all"]["cards_extra_%"]) == (100, 0)
     described = sorted((tmp_path / "images" / "test").glob("*.json"))[0]
     described.write_text(described.read_text().replace('"code": "', '"code": "X', 1))
     with pytest.raises(SceneMismatch, match="no longer the scene its seed builds"):

@@ -76,10 +76,9 @@ class CardDetector:
         by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-        from vision.index_classifier import NAMINGS
+        from vision.index_classifier import check_naming
 
-        if naming not in NAMINGS:
-            raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, not {naming!r}")
+        check_naming(naming)
         # The shipped weights, looked up when a detector is made (so a test or a tool can point elsewhere).
         weights = Path(weights) if weights is not None else weight_files.default_weights(backend)
         if backend == "onnx":

@@ -125,15 +125,16 @@ def judge(reading: TableReading, truth: dict) -> Tally:
         laid = _ranks(truth["hand"]["teams"][team]["threes"])
         read = _ranks(c.code for c in side.threes) + sum(read_ranks, Counter())
         for meld in truth["hand"]["teams"][team]["melds"]:
-            if Counter(meld) in [Counter(p) for p in truth_piles]:
+            cards, ranks = Counter(meld), _ranks(meld)
+            if cards in [Counter(p) for p in truth_piles]:
                 continue
-            laid += _ranks(meld)
+            laid += ranks
             tally.melds += 1
-            if Counter(meld) in read_melds:
-                read_melds.remove(Counter(meld))
+            if cards in read_melds:
+                read_melds.remove(cards)
                 tally.melds_exact += 1
-            if _ranks(meld) in read_ranks:
-                read_ranks.remove(_ranks(meld))
+            if ranks in read_ranks:
+                read_ranks.remove(ranks)
                 tally.melds_ranks_right += 1
         tally.cards_laid += laid.total()
         tally.cards_missed += (laid - read).total()

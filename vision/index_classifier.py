@@ -232,6 +232,13 @@ NAMINGS = ("card", "score")
 _SCORE_NAMES = np.eye(len(SCORE_NAMES))[list(SCORE_NAME_OF_CLASS)]  #: (53, score names) one-hot
 
 
+def check_naming(naming: str) -> str:
+    """``naming`` if it is one of :data:`NAMINGS`; ValueError naming them otherwise."""
+    if naming not in NAMINGS:
+        raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, not {naming!r}")
+    return naming
+
+
 def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "card") -> Detections:
     """The finds, each named as the card most likely in its row of ``probabilities`` (n, classes;
     "no index" is never a name), at the detector's confidence times that card's probability.
@@ -244,8 +251,7 @@ def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "car
     The table reader names so (nineteenth session, ``bench/bench_reader.py --pictures``: on 300
     held-out-deck pictures, ``scenes720d``, melds read with their ranks right 8.0 → 19.1 % of the
     readable scenes' at threshold 0.5, 36.0 → 39.6 % at 0.2); the evaluation of the 53 classes names by card."""
-    if naming not in NAMINGS:
-        raise ValueError(f"naming must be one of {', '.join(NAMINGS)}, not {naming!r}")
+    check_naming(naming)
     cards = probabilities[:, :BACKGROUND]
     rows = np.arange(len(cards))
     if naming == "card":

@@ -166,6 +166,71 @@ def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_
     assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]
 
 
+def _two_trained_classifiers(scenes: Path, tmp_path: Path) -> tuple[Path, Path, np.ndarray]:
+    """Two classifiers trained briefly on the same crops with other seeds, and those crops' centres."""
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    paths = [tmp_path / "a.pt", tmp_path / "b.pt"]
+    for seed, path in enumerate(paths):
+        index_net.train_classifier(contexts, labels, path, minutes=0.01, batch=16, seed=seed, log=lambda _: None)
+    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    return paths[0], paths[1], crops
+
+
+def test_an_ensemble_reads_each_crop_as_the_geometric_mean_of_its_members_in_torch_and_onnx(scenes, tmp_path):
+    first, second, crops = _two_trained_classifiers(scenes, tmp_path)
+    out = tmp_path / "ensemble.pt"
+    summary = index_net.ensemble_save([first, second], out)
+    assert len(summary["members"]) == 2
+    members = [ic.IndexClassifier(path).probabilities(crops, both_ways=False) for path in (first, second)]
+    assert np.abs(np.log(members[0] / members[1])).max() > 0.05  # the seeds made two different readers
+    joined = ic.join_readings(np.stack(members))
+    torch_net = ic.IndexClassifier(out)
+    assert isinstance(torch_net.model, index_net.IndexEnsemble) and torch_net.classes == len(CLASS_NAMES)
+    np.testing.assert_allclose(torch_net.probabilities(crops, both_ways=False), joined, atol=1e-5)
+    exported = ic.IndexClassifier(index_net.export_onnx(out))  # one network, as the app runs it
+    np.testing.assert_allclose(exported.probabilities(crops, both_ways=False), joined, atol=1e-4)
+    # An ensemble joined with another classifier joins by its members.
+    assert len(index_net.ensemble_save([out, first], tmp_path / "three.pt")["members"]) == 3
+
+
+def test_training_an_ensemble_trains_every_member_and_saves_an_ensemble(scenes, tmp_path):
+    first, second, _ = _two_trained_classifiers(scenes, tmp_path)
+    ensemble = tmp_path / "ensemble.pt"
+    index_net.ensemble_save([first, second], ensemble)
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    out = tmp_path / "taught.pt"
+    summary = index_net.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None,
+                                         init=ensemble)
+    assert len(summary["members"]) == 2 and summary["crops_seen"] > 0
+    before, after = ic.IndexClassifier(ensemble).model, ic.IndexClassifier(out).model
+    for was, now in zip(before.members, after.members):
+        assert not torch.equal(was.head[3].weight, now.head[3].weight)
+
+
+def test_the_ensemble_command_names_a_missing_or_unjoinable_classifier(scenes, tmp_path):
+    import subprocess
+    import sys
+
+    first, _, _ = _two_trained_classifiers(scenes, tmp_path)
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    with_background = tmp_path / "background.pt"
+    index_net.train_classifier(np.concatenate([contexts, contexts[:4]]),
+                               np.concatenate([labels, np.full(4, ic.BACKGROUND, labels.dtype)]), with_background,
+                               minutes=0.005, batch=16, log=lambda _: None)
+
+    def run(*members: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "vision", "ensemble", *map(str, members), "--out",
+                               str(tmp_path / "out.pt")], capture_output=True, text=True)
+
+    missing = run(first, tmp_path / "nothere.pt")
+    assert missing.returncode != 0 and "nothere.pt: no such classifier file" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    mixed = run(first, with_background)
+    assert mixed.returncode != 0 and "same classes" in mixed.stderr and "Traceback" not in mixed.stderr
+    joined = run(first, first)
+    assert joined.returncode == 0 and (tmp_path / "out.onnx").is_file(), joined.stderr
+
+
 class _FixedFinds:
     """A detector that finds, in every scene, one true index, a box beside it and one far from any."""
 

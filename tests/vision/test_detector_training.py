@@ -72,7 +72,7 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert (named.confidence <= found.confidence).all()
 
 
-def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_window_and_turn():
+def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_window_and_turn(monkeypatch):
     from vision.detector import CLASSIFIER_NAME
     from vision.index_glyphs import drawn_contexts
 
@@ -85,15 +85,27 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
     boxes = np.array([[52 - side / 2, 52 - side / 2, 52 + side / 2, 52 + side / 2],
                       [152 - side / 2, 62 - side / 2, 152 + side / 2, 62 + side / 2]], np.float32)
     found = Detections(boxes, [0.9, 0.6], [0, 0])
+
+    def joined(turns):  # the geometric mean of the readings through every window at these turns
+        readings = np.array([classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window, turn))
+                             for window in ic.READ_WINDOWS for turn in turns])
+        mean = np.exp(np.log(readings).mean(axis=0))
+        return mean / mean.sum(axis=1, keepdims=True)
+
+    first, every = joined(ic.READ_TURNS), joined(ic.READ_TURNS + ic.DOUBT_TURNS)
+    assert len(ic.READ_WINDOWS) > 1 and ic.DOUBT_TURNS and not np.allclose(first, every)
+    # Between the two finds' surest first readings: the less sure find alone is read again turned.
+    unsure = first.max(axis=1).argmin()
+    assert first.max(axis=1)[unsure] < first.max(axis=1)[1 - unsure]
+    monkeypatch.setattr(ic, "DOUBT_BELOW", float(first.max(axis=1).mean()))
+    expected = first.copy()
+    expected[unsure] = every[unsure]
     named = classifier.name(frame, found)
-    readings = np.array([classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window, turn))
-                         for window in ic.READ_WINDOWS for turn in ic.READ_TURNS])
-    assert len(readings) == len(ic.READ_WINDOWS) * len(ic.READ_TURNS) > 1
-    assert not np.allclose(readings[0], readings[1])  # the windows and turns see different crops
-    joined = np.exp(np.log(readings).mean(axis=0))  # their geometric mean, summing to one
-    joined = (joined / joined.sum(axis=1, keepdims=True))[:, :ic.BACKGROUND]
-    np.testing.assert_array_equal(named.class_id, joined.argmax(axis=1))
-    np.testing.assert_allclose(named.confidence, found.confidence * joined.max(axis=1), rtol=1e-4)
+    np.testing.assert_array_equal(named.class_id, expected[:, :ic.BACKGROUND].argmax(axis=1))
+    np.testing.assert_allclose(named.confidence, found.confidence * expected[:, :ic.BACKGROUND].max(axis=1), rtol=1e-4)
+    np.testing.assert_allclose(classifier.read_boxes(frame, boxes), expected, rtol=1e-4, atol=1e-7)
+    monkeypatch.setattr(ic, "DOUBT_BELOW", 0.0)  # none unsure: the first readings alone
+    np.testing.assert_allclose(classifier.read_boxes(frame, boxes), first, rtol=1e-4, atol=1e-7)
 
 
 def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):

@@ -81,12 +81,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                  "there when DIR has them (saves their making: minutes to half an hour)")
     classifier.set_defaults(run=_run_classifier)
 
-    ensemble = commands.add_parser("ensemble", help="join index classifiers into one that reads each crop with "
-                                   "all of them (the geometric mean of their readings)")
-    ensemble.add_argument("members", type=Path, nargs="+", metavar="PT", help="classifier saves (.pt)")
-    ensemble.add_argument("--out", type=Path, required=True, help="the ensemble's save; its ONNX export beside it")
-    ensemble.set_defaults(run=_run_ensemble)
-
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
     export.add_argument("--weights", type=Path, help="detector checkpoint (default: the shipped one, "
                         "unless only --classifier is given)")
@@ -267,22 +261,6 @@ def _training_crops(args: argparse.Namespace, detector):
         (args.crops_cache / "recipe.json").write_text(json.dumps(_crops_recipe(args), indent=1) + "\n")
         print(f"training crops kept in {args.crops_cache}", flush=True)
     return contexts, labels
-
-
-def _run_ensemble(args: argparse.Namespace) -> int:
-    import pickle
-
-    from vision.index_net import ensemble_save, export_onnx
-
-    for member in args.members:
-        if not member.is_file():
-            raise WeightsError(f"{member}: no such classifier file")
-    try:
-        summary = ensemble_save(args.members, args.out)
-    except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError, ValueError) as error:
-        raise WeightsError(f"cannot join {', '.join(map(str, args.members))} into an ensemble: {error}") from None
-    print(f"wrote {args.out} ({len(summary['members'])} classifiers) and {export_onnx(args.out)}")
-    return 0
 
 
 def _run_export(args: argparse.Namespace) -> int:

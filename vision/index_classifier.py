@@ -199,7 +199,7 @@ class IndexClassifier:
             self.model = load_net(weights)
         except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
             raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
-        self.classes = self.model.classes
+        self.classes = self.model.head[3].out_features
 
     def _logits(self, crops_bgr: np.ndarray) -> np.ndarray:
         if self._run is not None:

@@ -51,16 +51,17 @@ READ_WINDOWS = (1.15, WINDOW)
 #:   114–133 ms against 81), more on a full table, for two tenths of a point at the threshold.
 READ_TURNS = (0.0,)
 #: A find the readings above leave unsure (no class, "no index" among them, at :data:`DOUBT_BELOW`
-#: or more) is read again through the same windows turned by these angles, all its readings joined.
-#: Twentieth session, the shipped pair on ``scenes720d``'s first 250 test scenes (held-out decks,
-#: other tables than the test split's): unturned mAP50 0.527; every find also read at ±20° 0.535;
-#: only those under 0.9 / 0.7 / 0.5 read again 0.536 / 0.535 / 0.535 (87 / 66 / 47 % of the finds
-#: at the reader's 0.2). Whole tables (``bench/bench_reader.py --pictures``, its 300 pictures, the
-#: readable scenes with the set-up): melds with their ranks right 39.9 → 41.2 %, exact 31.0 → 32.8 %,
-#: hand scores equal 14.2 → 15.1 %, the same with every find turned. 0.7 reads two finds in three
-#: again: the classifier's share of the bench frame (56 finds) about doubles where turning every
-#: find triples it.
+#: or more) is read again turned by :data:`DOUBT_TURNS` through the windows of :data:`DOUBT_WINDOWS`
+#: (each both ways up), all its readings joined. Nineteenth session, the shipped pair on
+#: ``scenes720d``'s first 250 test scenes (held-out decks, other tables than the test split's),
+#: mAP50: unturned 0.527; every find also read at ±20° through both windows 0.535; only those under
+#: 0.9 / 0.7 / 0.5 0.536 / 0.535 / 0.535 (87 / 66 / 47 % of the finds at the reader's 0.2); under 0.7
+#: through the 1.15 window alone **0.537**, the 1.3 alone 0.532, a 1.0 window 0.533. On whole tables
+#: (``bench/bench_reader.py --pictures``, the same decks' 300 pictures, readable scenes with the
+#: set-up; both windows) melds with their ranks right 39.9 → 41.2 %, hand scores equal 14.2 → 15.1 %.
+#: Reading again two finds in three through one window costs about half the first reading.
 DOUBT_TURNS = (-20.0, 20.0)
+DOUBT_WINDOWS = (1.15,)
 DOUBT_BELOW = 0.7
 CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
 BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier trained with false finds
@@ -84,12 +85,14 @@ def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float,
     return crops
 
 
-def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray, turns: tuple[float, ...] | None = None) -> np.ndarray:
-    """(len(READ_WINDOWS) × len(turns) × n, CROP, CROP, 3) crops of each box through every window of
-    :data:`READ_WINDOWS` at every turn of ``turns`` (default :data:`READ_TURNS`), window after window
-    and turn after turn: what the app reads (each also turned half round)."""
+def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray, turns: tuple[float, ...] | None = None,
+                  windows: tuple[float, ...] | None = None) -> np.ndarray:
+    """(len(windows) × len(turns) × n, CROP, CROP, 3) crops of each box through every window of
+    ``windows`` (default :data:`READ_WINDOWS`) at every turn of ``turns`` (default :data:`READ_TURNS`),
+    window after window and turn after turn: what the app reads (each also turned half round)."""
     return np.concatenate([window_crops(frame_bgr, boxes, CROP, window, turn)
-                           for window in READ_WINDOWS for turn in (READ_TURNS if turns is None else turns)])
+                           for window in (READ_WINDOWS if windows is None else windows)
+                           for turn in (READ_TURNS if turns is None else turns)])
 
 
 def both_ways_up(crops_bgr: np.ndarray) -> np.ndarray:
@@ -226,7 +229,8 @@ class IndexClassifier:
         """(n, classes) probabilities of what each box of the frame holds: its readings through every
         window of :data:`READ_WINDOWS` at every turn of :data:`READ_TURNS` (each both ways up), read in
         one batch and joined by :func:`join_readings`; a box those leave unsure (under
-        :data:`DOUBT_BELOW`) is read again at the turns of :data:`DOUBT_TURNS`, all its readings joined."""
+        :data:`DOUBT_BELOW`) is read again at the turns of :data:`DOUBT_TURNS` through the windows of
+        :data:`DOUBT_WINDOWS`, all its readings joined."""
         if not len(boxes):
             return np.zeros((0, self.classes), np.float32)
         boxes = np.asarray(boxes)
@@ -234,7 +238,7 @@ class IndexClassifier:
         joined = join_readings(readings)
         unsure = np.flatnonzero(joined.max(axis=1) < DOUBT_BELOW) if DOUBT_TURNS else np.zeros(0, int)
         if len(unsure):
-            again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS))
+            again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS, DOUBT_WINDOWS))
             joined[unsure] = join_readings(np.concatenate([readings[:, unsure],
                                                            again.reshape(-1, len(unsure), self.classes)]))
         return joined

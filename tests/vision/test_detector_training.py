@@ -86,13 +86,17 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
                       [152 - side / 2, 62 - side / 2, 152 + side / 2, 62 + side / 2]], np.float32)
     found = Detections(boxes, [0.9, 0.6], [0, 0])
 
-    def joined(turns):  # the geometric mean of the readings through every window at these turns
-        readings = np.array([classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window, turn))
-                             for window in ic.READ_WINDOWS for turn in turns])
-        mean = np.exp(np.log(readings).mean(axis=0))
+    def readings(windows, turns):  # through every window at every turn
+        return [classifier.probabilities(ic.window_crops(frame, boxes, ic.CROP, window, turn))
+                for window in windows for turn in turns]
+
+    def joined(readings):  # their geometric mean
+        mean = np.exp(np.log(np.array(readings)).mean(axis=0))
         return mean / mean.sum(axis=1, keepdims=True)
 
-    first, every = joined(ic.READ_TURNS), joined(ic.READ_TURNS + ic.DOUBT_TURNS)
+    first_readings = readings(ic.READ_WINDOWS, ic.READ_TURNS)
+    first = joined(first_readings)
+    every = joined(first_readings + readings(ic.DOUBT_WINDOWS, ic.DOUBT_TURNS))
     assert len(ic.READ_WINDOWS) > 1 and ic.DOUBT_TURNS and not np.allclose(first, every)
     # Between the two finds' surest first readings: the less sure find alone is read again turned.
     unsure = first.max(axis=1).argmin()

@@ -122,11 +122,12 @@ def judge(reading: TableReading, truth: dict) -> Tally:
         read_melds = [Counter(m.codes) for m in side.melds]
         read_ranks = [_ranks(m.codes) for m in side.melds]
         truth_piles = _truth_piles(truth, team)
+        pile_cards = [Counter(p) for p in truth_piles]
         laid = _ranks(truth["hand"]["teams"][team]["threes"])
         read = _ranks(c.code for c in side.threes) + sum(read_ranks, Counter())
         for meld in truth["hand"]["teams"][team]["melds"]:
             cards, ranks = Counter(meld), _ranks(meld)
-            if cards in [Counter(p) for p in truth_piles]:
+            if cards in pile_cards:
                 continue
             laid += ranks
             tally.melds += 1

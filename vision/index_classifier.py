@@ -274,7 +274,7 @@ def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "car
     its likeliest card of that name; the confidence is the detector's times that score name's
     probability. A seven whose suit the classifier can't tell (7♠ 0.4, 7♣ 0.4) is then a sure
     seven, as the score needs it, where named by card it would fall under the reader's threshold.
-    The table reader names so (nineteenth session, ``bench/bench_reader.py --pictures``: on 300
+    The table reader names so (eighteenth session, ``bench/bench_reader.py --pictures``: on 300
     held-out-deck pictures, ``scenes720d``, melds read with their ranks right 8.0 → 19.1 % of the
     readable scenes' at threshold 0.5, 36.0 → 39.6 % at 0.2); the evaluation of the 53 classes names by card."""
     check_naming(naming)

@@ -25,7 +25,7 @@ READABLE_INDEX_PX = 16
 #: the held-out decks are about 99 % right (``models/evaluation``).
 SURE = 0.5
 #: The table reader's threshold (the app's default): cards read less sure than this are left out.
-#: Chosen on whole tables, not single corners (nineteenth session, ``bench/bench_reader.py --pictures
+#: Chosen on whole tables, not single corners (eighteenth session, ``bench/bench_reader.py --pictures
 #: datasets/generated/scenes720d --limit 300``, the shipped pair naming by score, 106 readable
 #: scenes with the table set-up): melds read with their ranks right at 0.5 / 0.3 / 0.2 / 0.15 / 0.1:
 #: 19.1 / 36.7 / 39.6 / 40.3 / 41.0 %, hand scores equal 5.7 / 15.1 / 14.2 / 11.3 / 9.4 %, canasta

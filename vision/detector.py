@@ -102,16 +102,21 @@ class CardDetector:
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Corner indexes in the frame, in frame pixels."""
-        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-            raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
-        tensor, scale = preprocess(frame_bgr, self.input_width or input_width_for(frame_bgr.shape[1]))
-        found = postprocess(self._run(tensor), self.conf, scale)
+        found = self.boxes(frame_bgr)
         if self.classifier is None:
             return found
         # The classifier's judgement joins the detector's (their product, never above the detector's):
         # the threshold applies to it too, as the evaluation scores it.
         named = self.classifier.name(frame_bgr, found, self.naming)
         return named[named.confidence >= self.conf]
+
+    def boxes(self, frame_bgr: np.ndarray) -> Detections:
+        """The network's finds in the frame at the detector's threshold, in frame pixels: a
+        two-stage detector's before its classifier names them (all of class 0)."""
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
+        tensor, scale = preprocess(frame_bgr, self.input_width or input_width_for(frame_bgr.shape[1]))
+        return postprocess(self._run(tensor), self.conf, scale)
 
 
 def classifier_runtime(backend: str) -> str:

@@ -289,6 +289,22 @@ def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "car
     return Detections(found.xyxy, found.confidence * by_name[rows, name], best)
 
 
+def every_card_finds(found: Detections, probabilities: np.ndarray, floor: float, limit: int) -> Detections:
+    """Each find once for every card it may be: at the detector's confidence times that card's
+    probability, those at ``floor`` or more, the ``limit`` most confident ("no index" is never a card).
+
+    What ultralytics' validator scores a many-class YOLO on (``non_max_suppression(...,
+    multi_label=True)``, every class over its 0.001 floor, 300 a frame), so the evaluation's
+    ``multi_label`` mAP50 compares with the issue's target in the terms it was set in; the app and the
+    evaluation's headline figures name each find once (:func:`named_finds`)."""
+    cards = probabilities[:, :BACKGROUND]
+    joined = found.confidence[:, None] * cards
+    rows, card = np.nonzero(joined >= floor)
+    confidence = joined[rows, card]
+    order = np.argsort(-confidence, kind="stable")[:limit]
+    return Detections(found.xyxy[rows[order]], confidence[order], card[order])
+
+
 ONNX_INPUT = "crops"
 #: An int8 classifier's file ends so (``index_classifier.int8.onnx``): the app's int8 detector runs one.
 INT8_SUFFIX = ".int8.onnx"

@@ -286,6 +286,21 @@ def test_named_by_score_a_find_is_as_sure_as_its_rank_and_a_threes_colour():
         named_finds(found, probabilities, naming="suit")
 
 
+def test_every_card_finds_give_a_find_once_for_each_card_over_the_floor_most_confident_first():
+    from vision.classes import CLASS_NAMES, class_id
+    from vision.index_classifier import every_card_finds
+
+    found = Detections([[0, 0, 10, 14], [20, 0, 30, 14]], [0.9, 0.5], [0, 0])
+    probabilities = np.zeros((2, len(CLASS_NAMES) + 1))  # + "no index"
+    probabilities[0, [class_id("7S"), class_id("7C"), BACKGROUND]] = 0.5, 0.45, 0.05
+    probabilities[1, [class_id("KH"), class_id("KD")]] = 0.998, 0.002
+    every = every_card_finds(found, probabilities, floor=0.01, limit=300)
+    assert [CLASS_NAMES[i] for i in every.class_id] == ["KH", "7S", "7C"]  # K♦ at 0.001 is under the floor
+    np.testing.assert_allclose(every.confidence, [0.499, 0.45, 0.405])
+    np.testing.assert_allclose(every.xyxy[1:], [[0, 0, 10, 14]] * 2)
+    assert len(every_card_finds(found, probabilities, floor=0.01, limit=2)) == 2
+
+
 def test_the_table_reader_reads_at_its_own_threshold_naming_by_score():
     from vision.card_reader import CardReader
     from vision.reading import READING_THRESHOLD

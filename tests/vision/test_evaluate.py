@@ -151,3 +151,21 @@ def test_the_ceiling_of_a_reader_blind_to_small_indexes_counts_each_card_it_cann
     ceilings = size_ceilings([Frame(truth, boxes())], heights=(0, 8, 12, 40))
     assert ceilings == {"0 px": 1.0, "8 px": pytest.approx(2 / 3, abs=1e-4), "12 px": pytest.approx(1 / 3, abs=1e-4),
                         "40 px": 0.0}
+
+
+def test_a_find_scored_as_every_card_it_may_be_is_not_lost_to_a_near_tie():
+    """Why the evaluation also gives a multi-label mAP50: a six of spades the classifier splits with
+    the club (0.55 against 0.45) is, named once, a false six of clubs and a missed six of spades."""
+    from vision.index_classifier import every_card_finds
+
+    truth = boxes(("6C", 0, 0, 10, 20, 1), ("9H", 50, 0, 60, 20, 1))
+    found = Detections(truth.xyxy, [0.9, 0.9], [0, 0])
+    probabilities = np.zeros((2, BACKGROUND + 1))
+    probabilities[0, [class_id("6S"), class_id("6C")]] = 0.55, 0.45
+    probabilities[1, class_id("9H")] = 1.0
+    named_once = Detections(truth.xyxy, [0.9 * 0.55, 0.9], [class_id("6S"), class_id("9H")])
+    once, _ = score([Frame(truth, named_once)], conf=0.5)
+    every, _ = score([Frame(truth, every_card_finds(found, probabilities, 0.001, 300))], conf=0.5)
+    assert once.map50 == pytest.approx(0.5) and once.ap50["6C"] == 0
+    assert every.map50 == pytest.approx(1) and every.ap50["6C"] == pytest.approx(1)
+

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detections import Detections
+from vision.focus import index_sharpness
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, see_cards
 from vision.reading import READING_THRESHOLD, TableReading
@@ -50,8 +51,12 @@ class CardReader:
             self.detector.conf = value
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
+        """The table the frame shows, with how sharp each corner found looks (where it can be judged)."""
         height, width = frame_bgr.shape[:2]
-        return self.read_detections(self.detector.detect(frame_bgr), (width, height))
+        found = self.detector.detect(frame_bgr)
+        sharpness = index_sharpness(frame_bgr, found.xyxy)
+        reading = self.read_detections(found, (width, height))
+        return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
 
     def new_view(self) -> None:
         """Forget the view measured so far: the next frame is of another video, or a photo."""

@@ -111,6 +111,9 @@ class TableReading:
     #: the cards' corners, which decides how many the reader can name (the app asks players to bring
     #: the camera closer when they are small).
     index_heights: tuple[float, ...] = ()
+    #: How sharp the camera shows each corner it could judge (:func:`vision.focus.index_sharpness`):
+    #: the app asks players to focus the camera while the corners look blurred.
+    index_sharpness: tuple[float, ...] = ()
 
     def cards(self) -> list[ReadCard]:
         """Every card read, team A's then team B's, then the middle of the table."""

@@ -29,7 +29,7 @@ from .end_of_hand import EndOfHandDialog
 from .game import Game
 from .hand_in_progress import hand_log, resumed
 from .live import LiveReading
-from .reader import corner_size_advice, load_card_reader, model_metrics
+from .reader import corner_size_advice, focus_advice, load_card_reader, model_metrics
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
@@ -102,12 +102,14 @@ class MainWindow(QMainWindow):
         self.broken_rule = QLabel()
         self.broken_rule.setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;")
         self.broken_rule.setWordWrap(True)
-        #: Shown while the camera sees the card corners too small to read well (see corner_size_advice).
+        #: Shown while the camera sees the card corners too small or too blurred to read well (see
+        #: corner_size_advice and focus_advice).
         self.camera_advice = QLabel()
         self.camera_advice.setStyleSheet("color: #8a4b00; background: #fff3e0; padding: 4px;")
         self.camera_advice.setWordWrap(True)
         self.camera_advice.hide()
         self.recent_corner_heights: deque[float] = deque(maxlen=RECENT_CORNERS)
+        self.recent_corner_sharpness: deque[float] = deque(maxlen=RECENT_CORNERS)
         self.model_metrics = model_metrics()
         self.sheet_view = SheetView(self.game)
         self.sheet_view.undo_stack.indexChanged.connect(self._sheet_changed)
@@ -481,6 +483,7 @@ class MainWindow(QMainWindow):
         if self.live is not None:
             self.live.new_source()  # readings of the old video still under way are dropped
         self.recent_corner_heights.clear()  # another camera sees the corners at another size
+        self.recent_corner_sharpness.clear()
         self.camera_advice.hide()
         self.last_frame_read = -1  # the new video numbers its frames from 0: that is no new hand
         self.last_reading, self.meld_outlines = None, []
@@ -672,7 +675,7 @@ class MainWindow(QMainWindow):
         self.last_reading = reading
         self.meld_outlines = self._meld_outlines(reading)
         self.readings_taken += 1
-        self._judge_corner_size(reading)
+        self._judge_corners(reading)
         events = self.tracker.update(reading)
         broken = [v for event in events for v in event.violations]
         if broken:
@@ -681,14 +684,17 @@ class MainWindow(QMainWindow):
         if events:
             self.refresh_table()
 
-    def _judge_corner_size(self, reading) -> None:
-        """Ask players to bring the camera closer while the corners it reads lately are small (not
-        while the bundled demo plays: nobody can move its camera)."""
+    def _judge_corners(self, reading) -> None:
+        """Ask players to bring the camera closer while the corners it reads lately are small, and to
+        focus it while they look blurred (not while the bundled demo plays: nobody can move or focus
+        its camera)."""
         self.recent_corner_heights.extend(reading.index_heights)
-        advice = None if self.playing == DEMO else corner_size_advice(
-            self.recent_corner_heights, self.model_metrics, self.settings.threshold)
-        self.camera_advice.setText(advice or "")
-        self.camera_advice.setVisible(advice is not None)
+        self.recent_corner_sharpness.extend(reading.index_sharpness)
+        advice = [] if self.playing == DEMO else [
+            line for line in (corner_size_advice(self.recent_corner_heights, self.model_metrics, self.settings.threshold),
+                              focus_advice(self.recent_corner_sharpness)) if line]
+        self.camera_advice.setText("\n\n".join(advice))
+        self.camera_advice.setVisible(bool(advice))
 
     def _with_reading(self, image: QImage) -> QImage:
         """The frame with what was read drawn on it: each card's code, and each meld outlined in

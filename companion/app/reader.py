@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.focus import BLURRED_BELOW
 from vision.reading import READABLE_INDEX_PX
 
 MODEL_METRICS = Path(__file__).resolve().parents[2] / "models" / "evaluation" / "metrics.json"
@@ -87,6 +88,17 @@ def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float
         advice += (f" On card designs it has not seen, the reader names {small[3]:.0%} of corners "
                    f"{small[2].replace('-', '–')} tall and {sizes[-1][3]:.0%} of those {sizes[-1][2]} tall.")
     return advice
+
+
+def focus_advice(sharpness: Sequence[float]) -> str | None:
+    """A line asking players to focus the camera while the card corners it reads lately look blurred
+    (their median sharpness under :data:`vision.focus.BLURRED_BELOW`, where blur cost the reader
+    about a third to a half of the cards it names on the same table in focus); ``None`` when they
+    look sharp, or too few have been judged."""
+    if len(sharpness) < CORNERS_TO_JUDGE or statistics.median(sharpness) >= BLURRED_BELOW:
+        return None
+    return ("The card corners look blurred: focus the camera if it can be focused, hold it still, and light "
+            "the table well. On blurred pictures the reader names a third to half fewer cards than in focus.")
 
 
 def _size_rows(metrics: dict, threshold: float) -> dict:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from companion.app.reader import CORNERS_TO_JUDGE, SMALL_CORNER_PX, corner_size_advice, model_metrics
+from companion.app.reader import CORNERS_TO_JUDGE, SMALL_CORNER_PX, corner_size_advice, focus_advice, model_metrics
+from vision.focus import BLURRED_BELOW
 from vision.card_reader import read_table
 from vision.detections import Detections
 
@@ -47,3 +48,15 @@ def test_the_shipped_figures_are_read(tmp_path):
     assert model_metrics(tmp_path / "bad.json") == {} and model_metrics(tmp_path / "missing.json") == {}
     (tmp_path / "list.json").write_text("[1, 2]")
     assert model_metrics(tmp_path / "list.json") == {}
+
+
+def test_blurred_corners_get_advice_to_focus():
+    advice = focus_advice([BLURRED_BELOW - 0.05] * CORNERS_TO_JUDGE)
+    assert advice.startswith("The card corners look blurred: focus the camera")
+
+
+@pytest.mark.parametrize("sharpness", [[0.2] * (CORNERS_TO_JUDGE - 1), [BLURRED_BELOW] * CORNERS_TO_JUDGE,
+                                       [0.55] * CORNERS_TO_JUDGE + [0.2] * (CORNERS_TO_JUDGE - 1)])
+def test_no_focus_advice_for_too_few_corners_or_sharp_ones(sharpness):
+    assert focus_advice(sharpness) is None
+

@@ -249,6 +249,29 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
     assert hand_so_far(window.state) == before and window.team_panels["B"].title() == "Cy && Di"
 
 
+def test_blurred_card_corners_make_the_app_ask_for_focus_until_they_are_sharp(qtbot, store):
+    from companion.app.main_window import DEMO
+    from vision.focus import BLURRED_BELOW
+
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    frames, read = demo_truth(), reader_of_the_demo()
+    # Large corners, so only the focus is in question.
+    readings = [dataclasses.replace(read(truth), index_heights=(30.0,) * 10) for truth in frames[-6:]]
+    window.playing = "0"  # as if a camera filmed this table
+    for number, reading in enumerate(readings):
+        window.on_reading(number, dataclasses.replace(reading, index_sharpness=(BLURRED_BELOW - 0.1,) * 10))
+    assert not window.camera_advice.isHidden()
+    assert "look blurred" in window.camera_advice.text() and "closer" not in window.camera_advice.text()
+    for number, reading in enumerate(readings, len(readings)):  # brought into focus
+        window.on_reading(number, dataclasses.replace(reading, index_sharpness=(0.55,) * 10))
+    assert window.camera_advice.isHidden()
+    window._play(DEMO, None)  # nobody can focus the demo's camera
+    for number, reading in enumerate(readings):
+        window.on_reading(number, dataclasses.replace(reading, index_sharpness=(0.2,) * 10))
+    assert window.camera_advice.isHidden()
+
+
 def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_the_demo(qtbot, store):
     from companion.app.main_window import DEMO, RECENT_CORNERS
     from companion.app.reader import CORNERS_TO_JUDGE, SMALL_CORNER_PX

@@ -58,8 +58,8 @@ SELF_TAUGHT_FINDS = 0.3
 #: sweep (learning from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,
 #: 10 passes at 1e-4 0.5095 / 0.5094 / 0.5086 (three training seeds), 5 passes 0.5046, 20 passes
 #: 0.5116; sure at 0.8 0.5170 / 0.5182 (two seeds), at 20 passes 0.5155, at 3e-4 0.5187; sure at
-#: 0.7 0.5171 / 0.5210, at 0.6 0.5190, at 0.95 0.5018. A minute at the app's lesson rate (3e-4, 40
-#: passes or more) on 0.9-sure readings lost (0.518 -> 0.515 on ``scenes720v2``'s halves).
+#: 0.7 0.5171 / 0.5210, at 0.6 0.5190, at 0.95 0.5018. Three minutes at the app's lesson rate
+#: (3e-4) on 0.9-sure readings lost (0.518 -> 0.515 on ``scenes720v2``'s halves).
 SELF_TAUGHT_PASSES = 10
 SELF_TAUGHT_LR = 1e-4
 

@@ -114,7 +114,7 @@ class CardDetector:
         """The network's finds in the frame at the detector's threshold, in frame pixels: a
         two-stage detector's before its classifier names them (all of class 0)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-            raise ValueError(f"detect needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
+            raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
         tensor, scale = preprocess(frame_bgr, self.input_width or input_width_for(frame_bgr.shape[1]))
         return postprocess(self._run(tensor), self.conf, scale)
 

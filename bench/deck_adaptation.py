@@ -137,8 +137,8 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
     if not labels:
         raise SystemExit(f"deck_adaptation: no reading of the learning scenes is {sure} sure: nothing to learn")
     labels = np.concatenate(labels).astype(np.int64)
-    print(f"self-taught from {len(labels)} readings {sure:g} sure or more, {np.concatenate(right).mean():.1%} "
-          f"of them right by the labels")
+    share_right = np.concatenate(right).mean() if right else float("nan")
+    print(f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels")
     out = folder / "self_taught.pt"
     fine_tune(np.concatenate(contexts), labels, shipped.weights, out, minutes=10, passes=SELF_TAUGHT_PASSES,
               lr=SELF_TAUGHT_LR, log=lambda _: None)

@@ -105,9 +105,16 @@ class CardDetector:
         found = self.boxes(frame_bgr)
         if self.classifier is None:
             return found
+        return self.named(found, self.classifier.read_boxes(frame_bgr, found.xyxy))
+
+    def named(self, found: Detections, probabilities: np.ndarray) -> Detections:
+        """A two-stage detector's finds (:meth:`boxes`) named from its classifier's probabilities of
+        them (:meth:`~vision.index_classifier.IndexClassifier.read_boxes`), as :meth:`detect` names them."""
+        from vision.index_classifier import named_finds
+
         # The classifier's judgement joins the detector's (their product, never above the detector's):
         # the threshold applies to it too, as the evaluation scores it.
-        named = self.classifier.name(frame_bgr, found, self.naming)
+        named = named_finds(found, probabilities, self.naming)
         return named[named.confidence >= self.conf]
 
     def boxes(self, frame_bgr: np.ndarray) -> Detections:

@@ -370,7 +370,7 @@ def write_plots(report: Report, curves: dict, out: Path) -> None:
 def evaluate_command(args: argparse.Namespace) -> str:
     """``python -m vision evaluate``: run, write metrics.json and the PNGs, return a summary."""
     from vision.detector import MAX_DETECTIONS, SURE_CONFIDENCE, CardDetector, classifier_runtime
-    from vision.index_classifier import IndexClassifier, every_card_finds, named_finds
+    from vision.index_classifier import IndexClassifier, every_card_finds
     from vision.reading import READING_THRESHOLD
 
     classifier = (IndexClassifier(args.classifier, runtime=classifier_runtime(args.backend))
@@ -385,8 +385,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
         # As detector.detect names them, and also each find as every card it may be (multi-label).
         found = detector.boxes(image)
         probabilities = detector.classifier.read_boxes(image, found.xyxy)
-        named = named_finds(found, probabilities)
-        frames.append(Frame(truth, named[named.confidence >= LOW_CONFIDENCE], decks, visible))
+        frames.append(Frame(truth, detector.named(found, probabilities), decks, visible))
         every_card.append(Frame(truth, every_card_finds(found, probabilities, LOW_CONFIDENCE, MAX_DETECTIONS),
                                 decks, visible))
     report, curves = score(frames, SURE_CONFIDENCE)

@@ -251,11 +251,13 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
 
 
 class _Judge:
-    """A classifier that is sure of every other find and rejects the rest."""
+    """A classifier that is sure of every other find (the first card) and rejects the rest."""
 
-    def name(self, frame_bgr: np.ndarray, found: Detections, naming: str = "card") -> Detections:
-        sure = np.where(np.arange(len(found)) % 2 == 0, found.confidence, 0.0)
-        return Detections(found.xyxy, sure, np.zeros(len(found), np.int64))
+    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        probabilities = np.zeros((len(boxes), BACKGROUND + 1))
+        probabilities[::2, 0] = 1.0
+        probabilities[1::2, BACKGROUND] = 1.0  # "no index"
+        return probabilities
 
 
 def test_with_a_classifier_the_threshold_applies_to_its_judgement_too(random_model, frame):

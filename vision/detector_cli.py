@@ -70,6 +70,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             "either way, besides half turns (default: vision.index_classifier.TRAIN_TURN)")
     classifier.add_argument("--fade", type=float, help="fade a training crop's ink towards white this often "
                             "(default: vision.index_classifier.TRAIN_FADE)")
+    classifier.add_argument("--rand-conv", type=float, default=0.0, metavar="SHARE",
+                            help="see this share of each batch through a random convolution "
+                                 "(vision.index_net.random_convolution; default %(default)s)")
     classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
                             help="one-class detector (.onnx) whose false finds teach a background class")
     classifier.add_argument("--false-find-conf", type=float, default=0.05,
@@ -163,7 +166,8 @@ def _run_classifier(args: argparse.Namespace) -> int:
                                          log=lambda line: print(line, flush=True), init=args.init,
                                          width=args.width, lr=args.lr,
                                          turn=ic.TRAIN_TURN if args.turn is None else args.turn,
-                                         fade=ic.TRAIN_FADE if args.fade is None else args.fade)
+                                         fade=ic.TRAIN_FADE if args.fade is None else args.fade,
+                                         rand_conv=args.rand_conv)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)

@@ -57,14 +57,18 @@ def load_net(weights: Path) -> IndexNet:
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
                      save_every: float = 5.0, lr: float = 3e-3, max_crops: int | None = None,
-                     turn: float = TRAIN_TURN, fade: float = TRAIN_FADE) -> dict:
+                     turn: float = TRAIN_TURN, fade: float = TRAIN_FADE, rand_conv: float = 0.0) -> dict:
     """Train for a wall-clock budget (continuing ``init`` if given, at its width), or until it has
     seen ``max_crops`` crops if that comes first; saves ``{"state", "width", "crops_seen",
     "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the counts including those of
     ``init``. A run cut off keeps its last save: continue it with ``init`` (with a lower ``lr``, the
-    peak of the run's cosine schedule, once the weights have settled)."""
+    peak of the run's cosine schedule, once the weights have settled). ``rand_conv``: the share of each
+    batch seen through a random convolution (:func:`random_convolution`)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
+    # Its own generator, so that a run with random convolutions picks, augments and drops out exactly
+    # as the same run without them: the two differ in the convolutions alone.
+    conv_rng = torch.Generator().manual_seed(seed)
     classes = BACKGROUND + 1 if (labels == BACKGROUND).any() else len(CLASS_NAMES)
     before = {"crops_seen": 0, "minutes": 0.0}
     if init:
@@ -93,7 +97,10 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
             group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
         pick = rng.integers(0, len(contexts), batch)
         crops = np.stack([augment(contexts[i], rng, turn, fade) for i in pick])
-        loss = loss_fn(model(to_tensor(crops)), torch.from_numpy(labels[pick]))
+        inputs = to_tensor(crops)
+        if rand_conv:
+            inputs = random_convolution(inputs, rand_conv, conv_rng)
+        loss = loss_fn(model(inputs), torch.from_numpy(labels[pick]))
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -104,6 +111,34 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
             save()
             saved = time.monotonic()
     return save()
+
+
+#: The kernel sides a random convolution draws from (RandConv's 1, 3, 5, 7).
+RAND_CONV_SIDES = (1, 3, 5, 7)
+
+
+def random_convolution(inputs: torch.Tensor, share: float, generator: torch.Generator) -> torch.Tensor:
+    """The first ``share`` of a batch (already shuffled) seen through one random convolution, blended
+    with itself: RandConv (Xu, Liu, Wang and Niethammer, "Robust and Generalizable Visual Representation
+    Learning via Random Convolutions", ICLR 2021), an augmentation for recognising shapes drawn in
+    styles never seen, as digits in new typefaces. A kernel of side 1, 3, 5 or 7 with weights drawn
+    from N(0, 1 / (3 k²)) recolours the crop and smears or sharpens its strokes (a 1×1 kernel is a random
+    mixing of its colours); each channel of the result is brought back to the crop's own mean and spread
+    in that channel, then the result is mixed with the crop by a random share. The index classifier reads an unseen deck's ink, paper and strokes:
+    this shows it the same shape in styles no deck has."""
+    n = int(round(share * len(inputs)))
+    if n == 0:
+        return inputs
+    side = RAND_CONV_SIDES[int(torch.randint(len(RAND_CONV_SIDES), (1,), generator=generator))]
+    weight = torch.randn(3, 3, side, side, generator=generator) / np.sqrt(3 * side * side)
+    pad = side // 2
+    part = inputs[:n]
+    seen = nn.functional.conv2d(nn.functional.pad(part, (pad, pad, pad, pad), mode="reflect") if pad else part, weight)
+    dims = (2, 3)
+    seen = ((seen - seen.mean(dims, keepdim=True)) / (seen.std(dims, keepdim=True) + 1e-6)
+            * part.std(dims, keepdim=True) + part.mean(dims, keepdim=True))
+    keep = torch.rand(1, generator=generator)
+    return torch.cat([keep * part + (1 - keep) * seen, inputs[n:]])
 
 
 def _load_growing_head(model: IndexNet, state: dict) -> None:

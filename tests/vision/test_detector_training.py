@@ -63,6 +63,9 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
     summary = index_net.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
     assert summary["crops_seen"] >= 32
+    restyled = index_net.train_classifier(contexts, labels, tmp_path / "rc.pt", minutes=1, batch=32, max_crops=64,
+                                          rand_conv=0.5, log=lambda _: None)
+    assert restyled["crops_seen"] == 64
     classifier = ic.IndexClassifier(tmp_path / "ic.pt")
     assert 0 <= ic.crop_accuracy(classifier, contexts, labels) <= 1
     frame = np.full((200, 300, 3), 200, np.uint8)
@@ -319,6 +322,20 @@ def test_augmentation_fades_ink_and_turns_as_far_as_asked():
     level = np.mean([tilt(ic.augment(bar, rng, turn=0.0)) for _ in range(40)])
     turned = np.mean([tilt(ic.augment(bar, rng, turn=45.0)) for _ in range(40)])
     assert turned < 0.7 * level
+
+
+def test_a_random_convolution_restyles_the_share_of_a_batch_asked_and_keeps_each_channels_level():
+    rng = np.random.default_rng(0)
+    batch = torch.from_numpy(rng.uniform(0, 1, (8, 3, ic.CROP, ic.CROP)).astype(np.float32))
+    batch[:, 0] *= 0.5  # channels of different levels
+    seen = index_net.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
+    assert seen.shape == batch.shape
+    assert torch.equal(seen[4:], batch[4:])  # the rest of the batch as it was
+    assert not torch.allclose(seen[:4], batch[:4], atol=1e-3)
+    assert torch.allclose(seen[:4].mean(dim=(2, 3)), batch[:4].mean(dim=(2, 3)), atol=1e-4)
+    again = index_net.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
+    assert torch.equal(seen, again)  # the generator decides it
+    assert index_net.random_convolution(batch, 0.0, torch.Generator()) is batch
 
 
 def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and_onnx_runtime():

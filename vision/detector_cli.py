@@ -2,6 +2,7 @@
 
     tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
     classifier  train the two-stage design's index-crop classifier and score it on held-out decks
+    recalibrate  measure the classifier's batch-norm statistics again on the crops the reader feeds it
     train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
     export    write the ONNX model the fast backend runs
     evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
@@ -83,6 +84,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             help="keep the training crops made from these options in DIR, and take them from "
                                  "there when DIR has them (saves their making: minutes to half an hour)")
     classifier.set_defaults(run=_run_classifier)
+
+    recalibrate = commands.add_parser("recalibrate", help="measure the index classifier's batch-norm statistics "
+                                      "again on the detector's finds in training scenes (no labels used)")
+    recalibrate.add_argument("--classifier", type=Path, required=True, metavar="PT", help="the classifier save")
+    recalibrate.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
+    recalibrate.add_argument("--split", default="train", help="its split to take crops from (default %(default)s)")
+    recalibrate.add_argument("--limit", type=int, default=500, help="first N scenes of the split (default %(default)s)")
+    recalibrate.add_argument("--detector", type=Path, default=DEFAULT_WEIGHTS,
+                             help="one-class detector whose finds are cut (default: the shipped one)")
+    recalibrate.add_argument("--share", type=float, default=None,
+                             help="share of the new statistics, 0-1 (default: vision.index_net.BATCH_NORM_SHARE)")
+    recalibrate.add_argument("--out", type=Path, required=True, metavar="PT",
+                             help="the recalibrated save (and its ONNX export beside it)")
+    recalibrate.set_defaults(run=_run_recalibrate)
 
     export = commands.add_parser("export", help="export weights to ONNX for the fast CPU backend")
     export.add_argument("--weights", type=Path, help="detector checkpoint (default: the shipped one, "
@@ -180,6 +195,32 @@ def _run_classifier(args: argparse.Namespace) -> int:
         print(f"held-out decks: {rejected:.4f} of {len(false)} false finds judged no index")
     return 0
 
+
+
+def _run_recalibrate(args: argparse.Namespace) -> int:
+    from vision import index_classifier as ic, index_net
+    from vision.detector import CardDetector
+    from vision.reading import READING_THRESHOLD
+
+    share = index_net.BATCH_NORM_SHARE if args.share is None else args.share
+    if not 0 <= share <= 1:
+        raise WeightsError(f"--share goes from 0 to 1, not {share:g}")
+    if args.limit < 1:
+        raise WeightsError("--limit must be at least 1")
+    ic.IndexClassifier(args.classifier)  # a missing or damaged save fails here, saying how to rebuild it
+    detector = CardDetector(args.detector, conf=READING_THRESHOLD, classifier=False)
+    try:
+        crops = ic.reader_crops(args.scenes, args.split, detector, args.limit)
+    except FileNotFoundError as error:
+        raise WeightsError(str(error)) from None
+    if not len(crops):
+        raise WeightsError(f"{args.detector} finds nothing at {READING_THRESHOLD} in {args.scenes}'s {args.split} "
+                           "scenes: no crops to measure the statistics on")
+    index_net.recalibrate_batch_norm(args.classifier, crops, args.out, share)
+    print(f"batch-norm statistics of {args.classifier} moved {share:g} of the way to those of {len(crops)} reading "
+          f"crops ({args.limit} {args.split} scenes of {args.scenes}); weights in {args.out} and "
+          f"{index_net.export_onnx(args.out)}")
+    return 0
 
 def _training_seed(args: argparse.Namespace) -> int:
     """The seed of the classifier's training draws: ``--train-seed``, else ``--seed``. The crops (and

@@ -133,6 +133,21 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     return np.concatenate(crops) if crops else np.empty((0, CONTEXT, CONTEXT, 3), np.uint8)
 
 
+
+def reader_crops(scenes: Path, split: str, detector, limit: int | None = None) -> np.ndarray:
+    """(n, CROP, CROP, 3) crops of every find of ``detector`` in a split's scenes, each as the app
+    first reads it (:func:`reading_crops`, both ways up): what the classifier is fed at the table,
+    true indexes and false finds alike, without their labels. ``detector`` is a one-class
+    :class:`~vision.detector.CardDetector` at the reader's threshold."""
+    from vision.evaluate import labelled_images
+
+    crops = []
+    for _, image, _ in labelled_images(scenes, split, limit):
+        found = detector.detect(image)
+        if len(found):
+            crops.append(both_ways_up(reading_crops(image, found.xyxy)))
+    return np.concatenate(crops) if crops else np.empty((0, CROP, CROP, 3), np.uint8)
+
 #: How far (degrees, either way) training turns a crop, besides half turns: see :func:`augment`.
 TRAIN_TURN = 15.0
 #: How often training fades a crop's ink towards the card (see :func:`augment`). The shipped

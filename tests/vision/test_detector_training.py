@@ -430,3 +430,61 @@ def test_a_background_run_is_handed_the_same_options_learning_rate_included():
     args = _parser().parse_args(["train", *argv, "--background"])
     again = _parser().parse_args(["train", *_forwarded(args)])
     assert (again.lr0, again.hours, again.single_class, again.name, again.background) == (0.0002, 1.5, True, "low", False)
+
+
+def test_recalibrating_batch_norm_moves_its_statistics_toward_the_crops_and_keeps_what_was_learnt(scenes, tmp_path):
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    trained = tmp_path / "ic.pt"
+    index_net.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=64, log=lambda _: None)
+    crops = np.stack([ic.augment(context, np.random.default_rng(i)) for i, context in enumerate(contexts[:40])])
+    crops[:, :, :, 2] = 255  # redder than anything trained on: the first batch norm's red-fed means move
+    before = index_net.load_net(trained).state_dict()
+    with torch.no_grad():  # the first convolution's output over the crops, in one batch
+        first = index_net.load_net(trained).features[0][0](index_net.to_tensor(crops))
+    measured = first.mean(dim=(0, 2, 3))
+
+    whole = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "whole.pt", share=1.0)
+    half = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "half.pt", share=0.5)
+    none = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "none.pt", share=0.0)
+    mean = "features.0.1.running_mean"
+    assert torch.allclose(whole["state"][mean], measured, atol=1e-4)
+    assert not torch.allclose(before[mean], measured, atol=1e-2)
+    assert torch.allclose(half["state"][mean], (before[mean] + measured) / 2, atol=1e-4)
+    for name, value in before.items():
+        assert torch.equal(none["state"][name], value), name
+        if "running" not in name:  # the learnt weights, and the batch count, are untouched
+            assert torch.equal(whole["state"][name], value), name
+    assert whole["batch_norm"] == {"crops": 40, "share": 1.0} and whole["width"] == index_net.load_net(trained).width
+    assert ic.IndexClassifier(tmp_path / "whole.pt").classes == ic.IndexClassifier(trained).classes
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        index_net.recalibrate_batch_norm(trained, crops, tmp_path / "bad.pt", share=1.5)
+    with pytest.raises(ValueError, match="no crops"):
+        index_net.recalibrate_batch_norm(trained, crops[:0], tmp_path / "bad.pt")
+
+
+def test_the_reader_crops_of_a_split_are_every_find_read_as_the_app_reads_it_both_ways_up(scenes):
+    crops = ic.reader_crops(scenes, "train", _FixedFinds(scenes), limit=2)
+    windows = len(ic.READ_WINDOWS) * len(ic.READ_TURNS)
+    assert crops.shape == (2 * 3 * windows * 2, ic.CROP, ic.CROP, 3)  # 2 scenes × 3 finds, both ways up
+    for scene in crops.reshape(2, 2, 3 * windows, ic.CROP, ic.CROP, 3):  # each scene's, then each turned half round
+        np.testing.assert_array_equal(scene[1], scene[0, :, ::-1, ::-1])
+
+
+def test_the_recalibrate_command_writes_the_save_and_its_export_and_says_what_is_wrong(scenes, tmp_path, capsys):
+    from vision.__main__ import main
+
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    trained, out = tmp_path / "ic.pt", tmp_path / "recalibrated.pt"
+    index_net.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=32, log=lambda _: None)
+    run = ["recalibrate", "--classifier", str(trained), "--scenes", str(scenes), "--limit", "2", "--out", str(out)]
+    assert main(run) == 0
+    assert "reading crops (2 train scenes" in capsys.readouterr().out
+    saved = torch.load(out, weights_only=True)
+    assert saved["batch_norm"]["share"] == index_net.BATCH_NORM_SHARE and saved["batch_norm"]["crops"] > 0
+    assert out.with_suffix(".onnx").is_file()
+    for wrong, message in ((["--share", "2"], "--share goes from 0 to 1"),
+                           (["--split", "nosuch"], "no nosuch scenes"),
+                           (["--classifier", str(tmp_path / "missing.pt")], "no such classifier file")):
+        assert main(run + wrong) == 2
+        error = capsys.readouterr().err
+        assert message in error and "Traceback" not in error

@@ -6,7 +6,7 @@
     video   play a simulated hand forward and write it as a video with per-frame ground truth
     read    read tables from images or videos: each team's melds, piles and threes
     learn-deck  fine-tune the classifier on the cards players taught it (the app runs it)
-    tiles, train, classifier, export, evaluate: the card detector (vision.detector_cli)
+    tiles, train, classifier, recalibrate, export, evaluate: the card detector (vision.detector_cli)
 """
 
 from __future__ import annotations

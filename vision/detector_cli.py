@@ -196,7 +196,6 @@ def _run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def _run_recalibrate(args: argparse.Namespace) -> int:
     from vision import index_classifier as ic, index_net
     from vision.detector import CardDetector
@@ -221,6 +220,7 @@ def _run_recalibrate(args: argparse.Namespace) -> int:
           f"crops ({args.limit} {args.split} scenes of {args.scenes}); weights in {args.out} and "
           f"{index_net.export_onnx(args.out)}")
     return 0
+
 
 def _training_seed(args: argparse.Namespace) -> int:
     """The seed of the classifier's training draws: ``--train-seed``, else ``--seed``. The crops (and

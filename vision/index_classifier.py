@@ -133,7 +133,6 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     return np.concatenate(crops) if crops else np.empty((0, CONTEXT, CONTEXT, 3), np.uint8)
 
 
-
 def reader_crops(scenes: Path, split: str, detector, limit: int | None = None) -> np.ndarray:
     """(n, CROP, CROP, 3) crops of every find of ``detector`` in a split's scenes, each as the app
     first reads it (:func:`reading_crops`, both ways up): what the classifier is fed at the table,
@@ -147,6 +146,7 @@ def reader_crops(scenes: Path, split: str, detector, limit: int | None = None) -
         if len(found):
             crops.append(both_ways_up(reading_crops(image, found.xyxy)))
     return np.concatenate(crops) if crops else np.empty((0, CROP, CROP, 3), np.uint8)
+
 
 #: How far (degrees, either way) training turns a crop, besides half turns: see :func:`augment`.
 TRAIN_TURN = 15.0

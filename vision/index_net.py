@@ -113,7 +113,6 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     return save()
 
 
-
 #: How far :func:`recalibrate_batch_norm` moves the training's statistics toward the reader's crops'
 #: (twenty-second session; chosen on ``scenes720d``'s first 250 test scenes, see models/TRAINING_LOG.md).
 BATCH_NORM_SHARE = 0.5
@@ -159,6 +158,7 @@ def recalibrate_batch_norm(weights: Path, crops_bgr: np.ndarray, out: Path, shar
     out.with_suffix(".partial").replace(out)
     return summary
 
+
 #: The kernel sides a random convolution draws from (RandConv's 1, 3, 5, 7).
 RAND_CONV_SIDES = (1, 3, 5, 7)
 
@@ -168,10 +168,11 @@ def random_convolution(inputs: torch.Tensor, share: float, generator: torch.Gene
     with itself: RandConv (Xu, Liu, Wang and Niethammer, "Robust and Generalizable Visual Representation
     Learning via Random Convolutions", ICLR 2021), an augmentation for recognising shapes drawn in
     styles never seen, as digits in new typefaces. A kernel of side 1, 3, 5 or 7 with weights drawn
-    from N(0, 1 / (3 k²)) recolours the crop and smears or sharpens its strokes (a 1×1 kernel is a random
-    mixing of its colours); each channel of the result is brought back to the crop's own mean and spread
-    in that channel, then the result is mixed with the crop by a random share. The index classifier reads an unseen deck's ink, paper and strokes:
-    this shows it the same shape in styles no deck has."""
+    from N(0, 1 / (3 k²)) recolours the crop and smears or sharpens its strokes (a 1×1 kernel is a
+    random mixing of its colours); each channel of the result is brought back to the crop's own mean
+    and spread in that channel, then the result is mixed with the crop by a random share. The index
+    classifier reads an unseen deck's ink, paper and strokes: this shows it the same shape in styles
+    no deck has. Measured in the twenty-first session and not kept (models/TRAINING_LOG.md)."""
     n = int(round(share * len(inputs)))
     if n == 0:
         return inputs

@@ -85,9 +85,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         summary = {"state": model.state_dict(), "width": width, "classes": classes,
                    "crops_seen": before["crops_seen"] + seen,
                    "minutes": before["minutes"] + (time.monotonic() - started) / 60}
-        out.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(summary, out.with_suffix(".partial"))
-        out.with_suffix(".partial").replace(out)  # a kill mid-write leaves the previous save whole
+        _save(summary, out)
         return summary
 
     model.train()
@@ -153,10 +151,16 @@ def recalibrate_batch_norm(weights: Path, crops_bgr: np.ndarray, out: Path, shar
         elif name.endswith("num_batches_tracked"):
             state[name] = trained[name]
     summary = {**saved, "state": state, "batch_norm": {"crops": int(len(crops_bgr)), "share": float(share)}}
+    _save(summary, out)
+    return summary
+
+
+def _save(summary: dict, out: Path) -> None:
+    """Write a classifier save whole: beside ``out`` first, then renamed over it, so a kill mid-write
+    leaves the previous save as it was."""
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(summary, out.with_suffix(".partial"))
     out.with_suffix(".partial").replace(out)
-    return summary
 
 
 #: The kernel sides a random convolution draws from (RandConv's 1, 3, 5, 7).

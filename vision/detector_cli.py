@@ -59,7 +59,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                  "(repeatable; held-out scores and false finds stay --scenes')")
     classifier.add_argument("--threads", type=int, default=2)
     classifier.add_argument("--init", type=Path, help="continue training these classifier weights")
-    classifier.add_argument("--width", type=int, default=16, help="first block's channels (new runs)")
+    classifier.add_argument("--width", type=int, default=16,
+                            help="first block's channels (a new run; above --init's, it widens that net)")
     classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (cosine over the minutes)")
     classifier.add_argument("--seed", type=int, default=0,
                             help="seed of the drawn crops and, unless --train-seed is given, of the training")
@@ -74,6 +75,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--rand-conv", type=float, default=0.0, metavar="SHARE",
                             help="see this share of each batch through a random convolution "
                                  "(vision.index_net.random_convolution; default %(default)s)")
+    classifier.add_argument("--bf16", action="store_true",
+                            help="compute in bfloat16 (weights kept float32): 2-3 times the crops a minute on a "
+                                 "CPU with AMX, slower on one without (bench/bench_classifier_training.py)")
     classifier.add_argument("--false-finds", type=Path, metavar="WEIGHTS",
                             help="one-class detector (.onnx) whose false finds teach a background class")
     classifier.add_argument("--false-find-conf", type=float, default=0.05,
@@ -171,6 +175,9 @@ def _run_classifier(args: argparse.Namespace) -> int:
     from vision import index_classifier as ic, index_net
 
     torch.set_num_threads(args.threads)
+    if args.bf16 and not index_net.bf16_is_fast():
+        print("warning: this CPU has no bfloat16 arithmetic (AMX or AVX-512 BF16): --bf16 will train slower "
+              "than without it", flush=True)
     detector = None
     if args.false_finds:
         from vision.detector import CardDetector
@@ -182,7 +189,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
                                          width=args.width, lr=args.lr,
                                          turn=ic.TRAIN_TURN if args.turn is None else args.turn,
                                          fade=ic.TRAIN_FADE if args.fade is None else args.fade,
-                                         rand_conv=args.rand_conv)
+                                         rand_conv=args.rand_conv, bf16=args.bf16)
     trained = ic.IndexClassifier(index_net.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = ic.scene_crops(args.scenes, "test")
     accuracy = ic.crop_accuracy(trained, test_contexts, test_labels)

@@ -57,13 +57,18 @@ def load_net(weights: Path) -> IndexNet:
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
                      save_every: float = 5.0, lr: float = 3e-3, max_crops: int | None = None,
-                     turn: float = TRAIN_TURN, fade: float = TRAIN_FADE, rand_conv: float = 0.0) -> dict:
-    """Train for a wall-clock budget (continuing ``init`` if given, at its width), or until it has
+                     turn: float = TRAIN_TURN, fade: float = TRAIN_FADE, rand_conv: float = 0.0,
+                     bf16: bool = False) -> dict:
+    """Train for a wall-clock budget (continuing ``init`` if given, at its width or widened to a larger
+    ``width``, :func:`widen`), or until it has
     seen ``max_crops`` crops if that comes first; saves ``{"state", "width", "crops_seen",
     "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the counts including those of
     ``init``. A run cut off keeps its last save: continue it with ``init`` (with a lower ``lr``, the
     peak of the run's cosine schedule, once the weights have settled). ``rand_conv``: the share of each
-    batch seen through a random convolution (:func:`random_convolution`)."""
+    batch seen through a random convolution (:func:`random_convolution`). ``bf16``: compute in bfloat16
+    (torch's CPU autocast, channels-last; the weights stay float32): where the CPU has AMX, 2–3 times
+    the crops a minute (``bench/bench_classifier_training.py``, twenty-third session); elsewhere
+    (:func:`bf16_is_fast`) slower than float32."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     # Its own generator, so that a run with random convolutions picks, augments and drops out exactly
@@ -73,16 +78,21 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     before = {"crops_seen": 0, "minutes": 0.0}
     if init:
         before = torch.load(init, map_location="cpu", weights_only=True)
-        width = before.get("width", 16)
+        state, width = before["state"], max(width, before.get("width", 16))
+        if width > before.get("width", 16):
+            state = widen(state, width, rng)
     model = IndexNet(classes=classes, width=width)
     if init:
-        _load_growing_head(model, before["state"])
+        _load_growing_head(model, state)
+    layout = torch.channels_last if bf16 else torch.contiguous_format
+    model = model.to(memory_format=layout)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
 
     def save() -> dict:
-        summary = {"state": model.state_dict(), "width": width, "classes": classes,
+        state = {name: tensor.contiguous() for name, tensor in model.state_dict().items()}
+        summary = {"state": state, "width": width, "classes": classes,
                    "crops_seen": before["crops_seen"] + seen,
                    "minutes": before["minutes"] + (time.monotonic() - started) / 60}
         _save(summary, out)
@@ -98,7 +108,9 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         inputs = to_tensor(crops)
         if rand_conv:
             inputs = random_convolution(inputs, rand_conv, conv_rng)
-        loss = loss_fn(model(inputs), torch.from_numpy(labels[pick]))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(inputs.contiguous(memory_format=layout))
+        loss = loss_fn(logits.float(), torch.from_numpy(labels[pick]))
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -109,6 +121,14 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
             save()
             saved = time.monotonic()
     return save()
+
+
+def bf16_is_fast() -> bool:
+    """Whether this CPU computes bfloat16 in hardware (AMX or AVX-512 BF16), as oneDNN reports it."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
 
 
 #: How far :func:`recalibrate_batch_norm` moves the training's statistics toward the reader's crops'
@@ -190,6 +210,35 @@ def random_convolution(inputs: torch.Tensor, share: float, generator: torch.Gene
             * part.std(dims, keepdim=True) + part.mean(dims, keepdim=True))
     keep = torch.rand(1, generator=generator)
     return torch.cat([keep * part + (1 - keep) * seen, inputs[n:]])
+
+
+_CONVS = ("features.0.0", "features.0.3", "features.1.0", "features.1.3", "features.2.0", "features.2.3")
+
+
+def widen(state: dict, width: int, rng: np.random.Generator, noise: float = 0.01) -> dict:
+    """A narrower :class:`IndexNet`'s weights at first-block width ``width``, computing the same
+    function (Chen et al., "Net2Net", 2016): each new channel copies an old one, with its batch-norm
+    statistics, and the next layer's weights from the copies are shared out among them. The copies'
+    filters get ``noise`` (relative) so that training can tell them apart."""
+    state = dict(state)
+    if width < state["features.0.0.weight"].shape[0]:
+        raise ValueError(f"cannot widen a classifier of width {state['features.0.0.weight'].shape[0]} to {width}")
+    chosen, counts = None, None  # which old channel each input channel of the next layer copies
+    for layer, conv in enumerate(_CONVS):
+        weight = state[f"{conv}.weight"]
+        if chosen is not None:
+            weight = weight[:, chosen] / counts[chosen].view(1, -1, 1, 1)
+        old, new = weight.shape[0], width * 2 ** (layer // 2)
+        picks = torch.from_numpy(np.concatenate([np.arange(old), rng.integers(0, old, new - old)]))
+        weight = weight[picks].clone()
+        weight[old:] += noise * weight[old:].std() * torch.from_numpy(rng.standard_normal(weight[old:].shape)).float()
+        state[f"{conv}.weight"] = weight
+        norm = conv[:-1] + str(int(conv[-1]) + 1)  # the batch norm after the conv
+        for part in ("weight", "bias", "running_mean", "running_var"):
+            state[f"{norm}.{part}"] = state[f"{norm}.{part}"][picks].clone()
+        chosen, counts = picks, torch.bincount(picks, minlength=old).float()
+    state["head.3.weight"] = state["head.3.weight"][:, chosen] / counts[chosen].view(1, -1)
+    return state
 
 
 def _load_growing_head(model: IndexNet, state: dict) -> None:

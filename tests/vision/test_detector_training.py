@@ -488,3 +488,40 @@ def test_the_recalibrate_command_writes_the_save_and_its_export_and_says_what_is
         assert main(run + wrong) == 2
         error = capsys.readouterr().err
         assert message in error and "Traceback" not in error
+
+
+def test_a_bfloat16_run_takes_the_float32_runs_steps_and_saves_float32_weights(scenes, tmp_path):
+    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    runs = {}
+    for bf16 in (False, True):
+        out = tmp_path / f"bf16-{bf16}.pt"
+        index_net.train_classifier(contexts, labels, out, minutes=1, batch=32, max_crops=96, lr=1e-3, bf16=bf16,
+                                   log=lambda _: None)
+        saved = torch.load(out, weights_only=True)["state"]
+        assert all(t.is_contiguous() and (t.dtype == torch.float32 or not t.is_floating_point())
+                   for t in saved.values())
+        runs[bf16] = index_net.load_net(out)
+    torch.manual_seed(0)  # as each run starts (its seed is 0)
+    untrained = index_net.IndexNet(width=16).eval()
+    inputs = index_net.to_tensor(contexts[:, 16:48, 16:48])
+    with torch.no_grad():
+        fp32, bf16, start = runs[False](inputs), runs[True](inputs), untrained(inputs)
+    # Three steps of AdamW move the logits; bfloat16's rounding moves them far less than the steps do.
+    assert (fp32 - bf16).abs().max() < 0.1 * (fp32 - start).abs().max()
+
+
+def test_a_widened_classifier_computes_what_the_narrower_one_did():
+    torch.manual_seed(1)
+    narrow = index_net.IndexNet(width=16)
+    with torch.no_grad():  # batch norms with statistics of their own, as after training
+        for module in narrow.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5), module.running_var.uniform_(0.5, 2)
+                module.weight.uniform_(0.5, 1.5), module.bias.uniform_(-0.2, 0.2)
+    wide = index_net.IndexNet(width=24)
+    wide.load_state_dict(index_net.widen(narrow.state_dict(), 24, np.random.default_rng(0), noise=0.0))
+    inputs = torch.rand(8, 3, ic.CROP, ic.CROP)
+    with torch.no_grad():
+        torch.testing.assert_close(wide.eval()(inputs), narrow.eval()(inputs), atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match="cannot widen"):
+        index_net.widen(wide.state_dict(), 16, np.random.default_rng(0))

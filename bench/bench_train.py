@@ -3,8 +3,9 @@
     python bench/bench_train.py --data datasets/generated/tiles/data.yaml --tiles 160
 
 Each configuration trains one epoch on the first ``--tiles`` training tiles and reports tiles/s
-over the training epoch alone (timed by callbacks; set-up and the final validation left out), so
-recipes are chosen from measurement.
+over the training epoch alone (timed by callbacks; set-up and the final validation left out), and
+its speed against the first row's, so recipes are chosen from measurement. ``bf16`` computes in
+bfloat16 (``python -m vision train --bf16``, :func:`vision.train.allow_cpu_bfloat16`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pathlib import Path
 
 import torch
 
-CONFIGS = [  # (architecture, tile size, batch)
-    ("yolo11n.yaml", 640, 16),
-    ("yolov8n.yaml", 640, 16),
+CONFIGS = [  # (architecture, tile size, batch, precision)
+    ("yolov8n.yaml", 640, 16, "fp32"),
+    ("yolov8n.yaml", 640, 16, "bf16"),
+    ("yolo11n.yaml", 640, 16, "fp32"),
 ]
 
 
@@ -33,19 +35,27 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
+    from vision.train import allow_cpu_bfloat16
+
+    allow_cpu_bfloat16()
+
     total = len(list((args.data.parent / "images" / "train").glob("*.jpg")))
-    print("| model | tile | batch | tiles/s |\n|---|---|---|---|")
-    for model, imgsz, batch in CONFIGS:
+    print("| model | tile | batch | precision | tiles/s | speed-up |\n|---|---|---|---|---|---|")
+    first = None
+    for model, imgsz, batch, precision in CONFIGS:
         with tempfile.TemporaryDirectory() as project:
             yolo, times = YOLO(model), {}
             yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
             yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
             yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",
-                              workers=args.threads, pretrained=False, amp=False, plots=False, val=False,
+                              workers=args.threads, pretrained=False, amp="bf16" if precision == "bf16" else False,
+                              plots=False, val=False,
                               fraction=args.tiles / total, project=project, name="bench", verbose=False,
                               fliplr=0.0)
             elapsed = times["end"] - times["start"]
-        print(f"| {model} | {imgsz} | {batch} | {args.tiles / elapsed:.1f} |", flush=True)
+        first = first or elapsed
+        print(f"| {model} | {imgsz} | {batch} | {precision} | {args.tiles / elapsed:.1f} | {first / elapsed:.2f}x |",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default="cpu", help="cpu, or a CUDA device number (default %(default)s)")
     train.add_argument("--hours", type=float, help="train for this long instead of --epochs")
     train.add_argument("--lr0", type=float, help="peak learning rate, AdamW (default: ultralytics' automatic choice)")
+    train.add_argument("--bf16", action="store_true",
+                       help="compute in bfloat16 (weights kept float32): about twice as fast on a CPU with AMX")
     train.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
     train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")
@@ -150,7 +152,7 @@ def _run_train(args: argparse.Namespace) -> int:
               f"progress: python -m vision train --status --name {args.name}")
         return 0
     recipe = train.Recipe(args.data, args.model, args.imgsz, args.epochs, args.batch, args.name,
-                          args.single_class, args.threads, args.device, args.hours, args.lr0)
+                          args.single_class, args.threads, args.device, args.hours, args.lr0, args.bf16)
     try:
         run = train.train(recipe, resume=args.resume)
     except train.TrainingError as error:
@@ -165,7 +167,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
             str(args.epochs), "--batch", str(args.batch), "--name", args.name, "--threads", str(args.threads),
             "--device", args.device] + (["--hours", str(args.hours)] if args.hours else [])
     argv += ["--lr0", str(args.lr0)] if args.lr0 else []
-    return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume
+    return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume + ["--bf16"] * args.bf16
 
 
 def _run_classifier(args: argparse.Namespace) -> int:

@@ -49,6 +49,9 @@ class Recipe:
     #: A peak learning rate for AdamW, instead of ultralytics' automatic choice (AdamW at 0.002 for
     #: one class on these runs): a fine-tune may start lower than a run from scratch.
     lr0: float | None = None
+    #: Compute in bfloat16 (weights kept float32): on a CPU with AMX about 2.2 times faster forward and
+    #: back (twenty-third session); ultralytics allows it only on CUDA, see :func:`allow_cpu_bfloat16`.
+    bf16: bool = False
 
 
 class TrainingError(Exception):
@@ -64,6 +67,8 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
     os.environ["YOLO_OFFLINE"] = "1"
     torch.set_num_threads(recipe.threads)
     from ultralytics import YOLO
+
+    allow_cpu_bfloat16()  # a resumed run takes its precision from its checkpoint
 
     last = last_checkpoint(recipe.name)
     if resume:
@@ -96,13 +101,39 @@ def fit_arguments(recipe: Recipe) -> dict:
         data=str(recipe.data.resolve()), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch,
         device=recipe.device, time=recipe.hours, workers=recipe.threads,
         pretrained=str(recipe.model) if fine_tune else False, plots=False,
-        amp=False,  # ultralytics' AMP check downloads a model first, which fails offline
+        # ultralytics' float16 AMP check downloads a model first, which fails offline; bfloat16 skips it
+        amp="bf16" if recipe.bf16 else False,
         project=str(RUNS_DIR.resolve()), name=recipe.name, exist_ok=True, save_period=1,
         single_cls=recipe.single_class, patience=0, cos_lr=True, warmup_epochs=0.5, seed=0,
         warmup_bias_lr=0.0 if fine_tune else 0.1,
         **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 else {}),
         **AUGMENTATION,
     )
+
+
+def allow_cpu_bfloat16() -> None:
+    """Let ultralytics' trainer compute in bfloat16 on the CPU (``amp="bf16"``).
+
+    Its ``autocast`` refuses bfloat16 off CUDA, though torch's CPU autocast does it, and on a CPU with
+    AMX a YOLOv8n batch of 16 tiles goes forward and back in 1.65 s instead of 3.6 (two threads,
+    twenty-third session). The trainer's module-level ``autocast`` is swapped for one that lets the
+    CPU through and hands every other case to the original.
+    """
+    from ultralytics.engine import trainer
+
+    original = getattr(trainer, "autocast", None)
+    if original is None:
+        raise TrainingError("this ultralytics has no trainer autocast to extend: train without --bf16")
+    if getattr(original, "cpu_bfloat16", False):
+        return
+
+    def autocast(enabled, device: str = "cuda"):
+        if device == "cpu" and enabled is torch.bfloat16:
+            return torch.amp.autocast("cpu", dtype=torch.bfloat16)
+        return original(enabled, device=device)
+
+    autocast.cpu_bfloat16 = True
+    trainer.autocast = autocast
 
 
 def _extend_epochs(last: Path, epochs: int) -> None:

@@ -426,10 +426,11 @@ def test_a_background_run_is_handed_the_same_options_learning_rate_included():
     from vision.detector_cli import _forwarded
 
     argv = ["--data", "d.yaml", "--model", "models/cards.pt", "--name", "low", "--hours", "1.5", "--lr0", "0.0002",
-            "--single-class"]
+            "--single-class", "--bf16"]
     args = _parser().parse_args(["train", *argv, "--background"])
     again = _parser().parse_args(["train", *_forwarded(args)])
-    assert (again.lr0, again.hours, again.single_class, again.name, again.background) == (0.0002, 1.5, True, "low", False)
+    assert (again.lr0, again.hours, again.single_class, again.name, again.background, again.bf16) == (
+        0.0002, 1.5, True, "low", False, True)
 
 
 def test_recalibrating_batch_norm_moves_its_statistics_toward_the_crops_and_keeps_what_was_learnt(scenes, tmp_path):
@@ -525,3 +526,27 @@ def test_a_widened_classifier_computes_what_the_narrower_one_did():
         torch.testing.assert_close(wide.eval()(inputs), narrow.eval()(inputs), atol=1e-4, rtol=1e-4)
     with pytest.raises(ValueError, match="cannot widen"):
         index_net.widen(wide.state_dict(), 16, np.random.default_rng(0))
+
+
+def test_a_detector_trains_in_bfloat16_on_the_cpu(scenes, tmp_path, monkeypatch):
+    import vision.train as training
+    from ultralytics.engine import trainer
+
+    write_tiles(scenes, tmp_path / "tiles", {"val": 1})
+    monkeypatch.setattr(training, "RUNS_DIR", tmp_path / "runs")
+    training.allow_cpu_bfloat16()
+    allowing, dtypes = trainer.autocast, []
+
+    def recording(enabled, device="cuda"):  # what each training step computes in
+        context = allowing(enabled, device=device)
+        with context:
+            dtypes.append(torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2)).dtype)
+        return allowing(enabled, device=device)
+
+    recording.cpu_bfloat16 = True
+    monkeypatch.setattr(trainer, "autocast", recording)
+    run = train(Recipe(tmp_path / "tiles" / "data.yaml", imgsz=128, epochs=1, batch=4, name="bf16", threads=1,
+                       single_class=True, bf16=True))
+    assert (run / "weights" / "last.pt").exists()
+    assert dtypes and set(dtypes) == {torch.bfloat16}
+    assert torch.load(run / "weights" / "last.pt", weights_only=False)["train_args"]["amp"] == "bf16"

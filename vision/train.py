@@ -68,7 +68,9 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
     torch.set_num_threads(recipe.threads)
     from ultralytics import YOLO
 
-    allow_cpu_bfloat16()  # a resumed run takes its precision from its checkpoint
+    # A resumed run takes its precision from its checkpoint, so the CPU is let through for every run.
+    if not allow_cpu_bfloat16() and recipe.bf16:
+        raise TrainingError("this ultralytics cannot be taught to train in bfloat16 on the CPU: train without --bf16")
 
     last = last_checkpoint(recipe.name)
     if resume:
@@ -111,8 +113,9 @@ def fit_arguments(recipe: Recipe) -> dict:
     )
 
 
-def allow_cpu_bfloat16() -> None:
-    """Let ultralytics' trainer compute in bfloat16 on the CPU (``amp="bf16"``).
+def allow_cpu_bfloat16() -> bool:
+    """Let ultralytics' trainer compute in bfloat16 on the CPU (``amp="bf16"``); False where this
+    ultralytics has no trainer ``autocast`` to extend.
 
     Its ``autocast`` refuses bfloat16 off CUDA, though torch's CPU autocast does it, and on a CPU with
     AMX a YOLOv8n batch of 16 tiles goes forward and back in 1.65 s instead of 3.6 (two threads,
@@ -123,9 +126,9 @@ def allow_cpu_bfloat16() -> None:
 
     original = getattr(trainer, "autocast", None)
     if original is None:
-        raise TrainingError("this ultralytics has no trainer autocast to extend: train without --bf16")
+        return False
     if getattr(original, "cpu_bfloat16", False):
-        return
+        return True
 
     def autocast(enabled, device: str = "cuda"):
         if device == "cpu" and enabled is torch.bfloat16:
@@ -134,6 +137,7 @@ def allow_cpu_bfloat16() -> None:
 
     autocast.cpu_bfloat16 = True
     trainer.autocast = autocast
+    return True
 
 
 def _extend_epochs(last: Path, epochs: int) -> None:

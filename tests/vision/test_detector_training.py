@@ -550,3 +550,13 @@ def test_a_detector_trains_in_bfloat16_on_the_cpu(scenes, tmp_path, monkeypatch)
     assert (run / "weights" / "last.pt").exists()
     assert dtypes and set(dtypes) == {torch.bfloat16}
     assert torch.load(run / "weights" / "last.pt", weights_only=False)["train_args"]["amp"] == "bf16"
+
+
+def test_bfloat16_training_is_refused_plainly_where_ultralytics_cannot_be_taught_it(tmp_path, monkeypatch):
+    from ultralytics.engine import trainer
+
+    monkeypatch.delattr(trainer, "autocast")
+    with pytest.raises(TrainingError, match="train without --bf16"):
+        train(Recipe(tmp_path / "data.yaml", name="bf16", bf16=True))
+    with pytest.raises(TrainingError, match="run python -m vision tiles first"):  # float32 runs go on as before
+        train(Recipe(tmp_path / "data.yaml", name="fp32"))

@@ -21,6 +21,7 @@ import torch
 CONFIGS = [  # (architecture, tile size, batch, precision)
     ("yolov8n.yaml", 640, 16, "fp32"),
     ("yolov8n.yaml", 640, 16, "bf16"),
+    ("yolov8n.yaml", 640, 16, "bf16, channels-last"),
     ("yolo11n.yaml", 640, 16, "fp32"),
 ]
 
@@ -35,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from vision.train import allow_cpu_bfloat16
+    from vision.train import allow_cpu_bfloat16, channels_last_in_bfloat16
 
     allow_cpu_bfloat16()
 
@@ -45,10 +46,12 @@ def main() -> None:
     for model, imgsz, batch, precision in CONFIGS:
         with tempfile.TemporaryDirectory() as project:
             yolo, times = YOLO(model), {}
+            if "channels-last" in precision:
+                channels_last_in_bfloat16(yolo)
             yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
             yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
             yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",
-                              workers=args.threads, pretrained=False, amp="bf16" if precision == "bf16" else False,
+                              workers=args.threads, pretrained=False, amp="bf16" if precision.startswith("bf16") else False,
                               plots=False, val=False,
                               fraction=args.tiles / total, project=project, name="bench", verbose=False,
                               fliplr=0.0)

@@ -45,7 +45,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--hours", type=float, help="train for this long instead of --epochs")
     train.add_argument("--lr0", type=float, help="peak learning rate, AdamW (default: ultralytics' automatic choice)")
     train.add_argument("--bf16", action="store_true",
-                       help="compute in bfloat16 (weights kept float32): about twice as fast on a CPU with AMX")
+                       help="compute in bfloat16 (weights kept float32): 2-3 times as fast on a CPU with AMX")
     train.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     train.add_argument("--background", action="store_true", help="detach; log to runs/detector/<name>.log")
     train.add_argument("--status", action="store_true", help="print the run's last epoch and exit")

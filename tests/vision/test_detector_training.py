@@ -560,3 +560,26 @@ def test_bfloat16_training_is_refused_plainly_where_ultralytics_cannot_be_taught
         train(Recipe(tmp_path / "data.yaml", name="bf16", bf16=True))
     with pytest.raises(TrainingError, match="run python -m vision tiles first"):  # float32 runs go on as before
         train(Recipe(tmp_path / "data.yaml", name="fp32"))
+
+
+def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_as_they_were():
+    from types import SimpleNamespace
+
+    from vision.train import channels_last_in_bfloat16
+
+    class Model:  # what the callback is registered on
+        def __init__(self):
+            self.callbacks = {}
+
+        def add_callback(self, event, callback):
+            self.callbacks.setdefault(event, []).append(callback)
+
+    yolo = Model()
+    channels_last_in_bfloat16(yolo)
+    (convert,) = yolo.callbacks["on_pretrain_routine_end"]
+    for amp, device, wanted in (("bf16", "cpu", True), (False, "cpu", False), ("bf16", "cuda", False)):
+        network = torch.nn.Conv2d(3, 8, 3)
+        weight = network.weight
+        convert(SimpleNamespace(args=SimpleNamespace(amp=amp), device=torch.device(device), model=network))
+        assert network.weight.is_contiguous(memory_format=torch.channels_last) == wanted
+        assert network.weight is weight  # the optimiser's parameter, converted in place

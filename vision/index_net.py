@@ -78,9 +78,10 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     before = {"crops_seen": 0, "minutes": 0.0}
     if init:
         before = torch.load(init, map_location="cpu", weights_only=True)
-        state, width = before["state"], max(width, before.get("width", 16))
-        if width > before.get("width", 16):
+        state, saved_width = before["state"], before.get("width", 16)
+        if width > saved_width:
             state = widen(state, width, rng)
+        width = max(width, saved_width)
     model = IndexNet(classes=classes, width=width)
     if init:
         _load_growing_head(model, state)

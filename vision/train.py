@@ -81,17 +81,15 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
                 "continue from the shipped weights with --model models/cards.pt --name <new>"
             )
         _extend_epochs(last, recipe.epochs)
-        yolo = YOLO(str(last))
-        channels_last_in_bfloat16(yolo)
-        yolo.train(resume=True, workers=recipe.threads, device=recipe.device)
+        yolo, arguments = YOLO(str(last)), dict(resume=True, workers=recipe.threads, device=recipe.device)
     else:
         if not recipe.data.exists():
             raise TrainingError(f"{recipe.data} does not exist: run python -m vision tiles first")
         if last.exists():
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
-        yolo = YOLO(recipe.model)
-        channels_last_in_bfloat16(yolo)
-        yolo.train(**fit_arguments(recipe))
+        yolo, arguments = YOLO(recipe.model), fit_arguments(recipe)
+    channels_last_in_bfloat16(yolo)
+    yolo.train(**arguments)
     return RUNS_DIR / recipe.name
 
 

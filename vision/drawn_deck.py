@@ -10,7 +10,7 @@ from __future__ import annotations
 import colorsys
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vision.decks import DeckSource, card_codes
@@ -62,6 +62,17 @@ class DrawnStyle:
     court_fill: str = "none"  #: the court panel's ground
     #: The joker's corner index: its letters, or a star (:data:`JOKER_STARS`) as many decks print
     joker_star: str | None = None
+    # The third generation's looks (twenty-fourth session; the defaults draw the decks as before):
+    squeeze: float = 1.0  #: the index letters' width against their typeface's (under 1: condensed, as Dondorf's)
+    outline: float = 0.0  #: a line round the index letters, as a share of their size (Tango's are outlined)
+    #: How far an outlined letter's inside is lightened towards the paper (0: all ink). Never hollow:
+    #: the atlas measures an index by its ink, and a hollow letter's rings would be measured apart.
+    outline_tint: float = 0.0
+    court_art: bool = False  #: court cards show a figure of coloured shapes framed right by the index
+    inner_frame: str | None = None  #: a thin frame printed round every face just clear of the index
+    paper_edge: str | None = None  #: the paper shades towards this colour at the edges (aged or printed ground)
+    pip_spread: float = 1.0  #: how far the pips stand from the middle (over 1: close to the index)
+    upright_bottom: bool = False  #: the bottom index printed upright, not turned, as ancient-egyptians prints it
 
 
 DRAWN_STYLES = (
@@ -96,8 +107,12 @@ DRAWN_STYLES = (
 #: :data:`FIRST_RANDOM_DECKS` (fourth session) draw on :data:`_FONTS` and :data:`_SUIT_FONTS` only; the
 #: rest (ninth session) also on :data:`_MORE_FONTS` and :data:`_MORE_SUIT_FONTS`. The first ones stay
 #: what they were, so the older scene sets can be remade.
-RANDOM_DECKS = 64
+RANDOM_DECKS = 96
 FIRST_RANDOM_DECKS = 32
+#: Decks from this number on (twenty-fourth session) also draw the looks the first sixty-four lack and
+#: the held-out decks have: condensed and outlined letters, court figures and frames close by the index,
+#: shaded paper, crowded pips, an upright bottom index.
+THIRD_RANDOM_DECKS = 64
 RANDOM_SEED = 2026
 
 # What a random deck is drawn from: the typefaces of the Debian font packages ``run.sh`` installs
@@ -162,7 +177,38 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
             court_fill=rng.choice(("none", "none", _colour(hue, rng.uniform(0.1, 0.4), rng.uniform(0.8, 0.97)))),
             joker_star=_joker_star(seed, number),
         ))
+        if number >= THIRD_RANDOM_DECKS:
+            styles[-1] = _third_generation(styles[-1], random.Random(f"{seed}-third-{number}"))
     return tuple(styles)
+
+
+def _third_generation(style: DrawnStyle, rng: random.Random) -> DrawnStyle:
+    """``style`` with the looks of :data:`THIRD_RANDOM_DECKS`, drawn from a generator of its own (so the
+    earlier decks, and the rest of this one, stay what they were).
+
+    Why these: the held-out decks the reader names worst print them and no training deck did.
+    The Dondorfs (57 % of the held-out indexes, read least: TRAINING_LOG, "by deck") letter their
+    indexes bold and condensed, close to a court figure's frame; Tango outlines its letters;
+    ancient-egyptians prints on shaded beige inside a gold frame, its bottom index upright.
+    """
+    condensed = rng.random() < 0.6
+    outlined = rng.random() < 0.3
+    paper_edge = None
+    if rng.random() < 0.35:  # towards an aged tan, but short of ink: the atlas tells ink from paper by 70 of 255
+        paper_edge = _mix(style.paper, "#c8b48c", rng.uniform(0.2, 0.45))
+    return replace(
+        style,
+        font_weight=rng.choice(("normal", "bold", "bold")),
+        squeeze=rng.uniform(0.6, 0.9) if condensed else rng.uniform(0.95, 1.15),
+        outline=rng.uniform(0.03, 0.07) if outlined else 0.0,
+        outline_tint=rng.choice((0.0, rng.uniform(0.2, 0.4))) if outlined else 0.0,
+        court_art=rng.random() < 0.7,
+        inner_frame=_colour(rng.random(), rng.uniform(0.3, 0.8), rng.uniform(0.3, 0.7)) if rng.random() < 0.35 else None,
+        paper_edge=paper_edge,
+        pip_spread=rng.uniform(1.0, 1.15),
+        pip_scale=rng.uniform(0.8, 1.2),
+        upright_bottom=rng.random() < 0.2,
+    )
 
 
 def _joker_star(seed: int, number: int) -> str | None:
@@ -174,6 +220,12 @@ def _joker_star(seed: int, number: int) -> str | None:
 def _colour(hue: float, saturation: float, value: float) -> str:
     red, green, blue = colorsys.hsv_to_rgb(hue, saturation, value)
     return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+
+
+def _mix(colour: str, other: str, share: float) -> str:
+    """``colour`` moved ``share`` of the way to ``other`` (both ``#rrggbb``)."""
+    return "#" + "".join(f"{round((1 - share) * int(colour[i:i + 2], 16) + share * int(other[i:i + 2], 16)):02x}"
+                         for i in (1, 3, 5))
 
 
 def all_styles() -> tuple[DrawnStyle, ...]:
@@ -206,14 +258,38 @@ def deck_svg(style: DrawnStyle) -> str:
 
 def _blank(style: DrawnStyle, element_id: str, content: str) -> str:
     inset = style.border_width / 2
-    return (f'<g id="{element_id}"><rect x="{inset}" y="{inset}" width="{CARD_W - 2 * inset}" '
-            f'height="{CARD_H - 2 * inset}" rx="14" fill="{style.paper}" stroke="{style.border}" '
-            f'stroke-width="{style.border_width}"/>{content}</g>')
+    paper, defs = style.paper, ""
+    if style.paper_edge is not None:  # ids must be unique in the deck's one document
+        paper = f"url(#paper-{element_id})"
+        defs = (f'<defs><radialGradient id="paper-{element_id}" cx="0.5" cy="0.5" r="0.75">'
+                f'<stop offset="0.55" stop-color="{style.paper}"/><stop offset="1" stop-color="{style.paper_edge}"/>'
+                "</radialGradient></defs>")
+    frame = ""
+    if style.inner_frame is not None:
+        # Clear of the index on its right, like the frame round a Dondorf's court or an
+        # ancient-egyptians face: a rule close to the index the reader must not take for part of it.
+        right, _ = _index_extent(style)
+        x0, y0 = right + 0.025 * CARD_W, 0.03 * CARD_H
+        frame = (f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{CARD_W - 2 * x0:.1f}" height="{CARD_H - 2 * y0:.1f}" '
+                 f'fill="none" stroke="{style.inner_frame}" stroke-width="1.5"/>')
+    return (f'<g id="{element_id}">{defs}<rect x="{inset}" y="{inset}" width="{CARD_W - 2 * inset}" '
+            f'height="{CARD_H - 2 * inset}" rx="14" fill="{paper}" stroke="{style.border}" '
+            f'stroke-width="{style.border_width}"/>{frame}{content}</g>')
 
 
-def _text(style: DrawnStyle, x: float, y: float, size: float, colour: str, text: str, rotate: bool = False) -> str:
-    """Text centred on (x, y). Qt's SVG Tiny renderer ignores dominant-baseline: the baseline is set here."""
-    turn = f' transform="rotate(180 {x:.1f} {y:.1f})"' if rotate else ""
+def _text(style: DrawnStyle, x: float, y: float, size: float, colour: str, text: str, rotate: bool = False,
+          index: bool = False) -> str:
+    """Text centred on (x, y). Qt's SVG Tiny renderer ignores dominant-baseline: the baseline is set here.
+
+    ``index`` text takes the deck's index looks: its letters squeezed and outlined."""
+    turns = [f"rotate(180 {x:.1f} {y:.1f})"] if rotate else []
+    paint = f'fill="{colour}"'
+    if index and style.squeeze != 1.0:
+        turns.append(f"translate({x:.1f} 0) scale({style.squeeze:.3f} 1) translate({-x:.1f} 0)")
+    if index and style.outline > 0:
+        inside = _mix(colour, style.paper, style.outline_tint)
+        paint = f'fill="{inside}" stroke="{_darker(colour)}" stroke-width="{style.outline * size:.2f}"'
+    turn = f' transform="{" ".join(turns)}"' if turns else ""
     slant = ' font-style="italic"' if style.italic else ""
     font, weight = style.font, style.font_weight
     if text in _SUIT_GLYPHS.values():
@@ -221,14 +297,39 @@ def _text(style: DrawnStyle, x: float, y: float, size: float, colour: str, text:
         # FreeSerif Bold draws the spade as a club and the club as a spade.
         weight = "normal" if font == "FreeSerif" else weight
     return (f'<text x="{x:.1f}" y="{y + 0.36 * size:.1f}" font-family="{font}" '
-            f'font-weight="{weight}"{slant} font-size="{size:.1f}" fill="{colour}" text-anchor="middle"{turn}>'
+            f'font-weight="{weight}"{slant} font-size="{size:.1f}" {paint} text-anchor="middle"{turn}>'
             f"{text}</text>")
+
+
+def _darker(colour: str) -> str:
+    """A colour at half its brightness: the line round an outlined letter of that ink."""
+    return "#" + "".join(f"{int(colour[i:i + 2], 16) // 2:02x}" for i in (1, 3, 5))
+
+
+def _index_sizes(style: DrawnStyle) -> tuple[float, float]:
+    """The index's rank and suit sizes, in card units."""
+    return 0.13 * CARD_H * style.index_scale, 0.1 * CARD_H * style.index_scale * style.suit_scale
+
+
+def _index_extent(style: DrawnStyle) -> tuple[float, float]:
+    """About how far right and down the top-left index reaches, in card units (a 10's two digits at
+    their widest): what a frame, a court figure or a pip must keep clear of."""
+    rank, suit = _index_sizes(style)
+    x = 0.11 * CARD_W * style.index_scale * style.inset
+    right = x + max(0.65 * rank * style.squeeze, 0.5 * suit) + style.outline * rank
+    bottom = style.index_top * CARD_H + rank * (0.5 + style.line_gap) + suit
+    return right, bottom
 
 
 def _corners(style: DrawnStyle, x: float, y: float) -> list[tuple[float, float, bool]]:
     """Where a point (x, y) of the top-left index is printed in each corner the deck prints an index
     in, and whether it is turned there: top-left and, turned, bottom-right (and the other two corners
-    for a four-corner deck)."""
+    for a four-corner deck). An ``upright_bottom`` deck prints its bottom indexes the right way up."""
+    if style.upright_bottom:
+        top, bottom = style.index_top * CARD_H, _index_extent(style)[1]
+        low = CARD_H - bottom + (y - top)  # the same stack, its foot as far from the bottom edge
+        corners = [(x, y, False), (CARD_W - x, low, False)]
+        return corners + [(CARD_W - x, y, False), (x, low, False)] if style.four_corners else corners
     corners = [(x, y, False), (CARD_W - x, CARD_H - y, True)]
     return corners + [(CARD_W - x, y, False), (x, CARD_H - y, True)] if style.four_corners else corners
 
@@ -239,7 +340,8 @@ def _indexes(style: DrawnStyle, lines: list[str], colour: str, sizes: list[float
     x = 0.11 * CARD_W * style.index_scale * style.inset
     for text, size in zip(lines, sizes):
         y += size * 0.5
-        out += [_text(style, cx, cy, size, colour, text, rotate=turned) for cx, cy, turned in _corners(style, x, y)]
+        out += [_text(style, cx, cy, size, colour, text, rotate=turned, index=True)
+                for cx, cy, turned in _corners(style, x, y)]
         y += size * style.line_gap
     return "".join(out)
 
@@ -248,17 +350,31 @@ def _card(style: DrawnStyle, code: str, element_id: str) -> str:
     rank, suit = code[:-1], code[-1]
     colour = style.red if suit in _RED else style.black
     glyph = _SUIT_GLYPHS[suit]
-    scale = style.index_scale
-    content = _indexes(style, [rank, glyph], colour, [0.13 * CARD_H * scale, 0.1 * CARD_H * scale * style.suit_scale])
+    content = _indexes(style, [rank, glyph], colour, list(_index_sizes(style)))
     if rank in _PIPS:
-        content += "".join(_text(style, fx * CARD_W, fy * CARD_H, 0.16 * CARD_H * style.pip_scale, colour, glyph,
-                                 rotate=fy > 0.5)
+        spread_x = _pip_spread_x(style)
+        content += "".join(_text(style, (0.5 + (fx - 0.5) * spread_x) * CARD_W,
+                                 (0.5 + (fy - 0.5) * style.pip_spread) * CARD_H,
+                                 0.16 * CARD_H * style.pip_scale, colour, glyph, rotate=fy > 0.5)
                            for fx, fy in _PIPS[rank])
     elif rank == "A":
         content += _text(style, CARD_W / 2, CARD_H / 2, 0.42 * CARD_H, colour, glyph)
+    elif style.court_art:
+        content += _court_figure(style, code, glyph, colour)
     else:
         content += _court(style, rank, glyph, colour)
     return _blank(style, element_id, content)
+
+
+def _pip_spread_x(style: DrawnStyle) -> float:
+    """How far across the pips spread: the deck's ``pip_spread``, less where the side pips' edge
+    would come within 3 % of the card of the index (never less than the first decks' spread)."""
+    if style.pip_spread == 1.0:
+        return 1.0
+    half_pip = 0.5 * 0.16 * CARD_H * style.pip_scale * 0.75  # a suit glyph is about 3/4 of its size wide
+    clear = _index_extent(style)[0] + 0.03 * CARD_W + half_pip  # the nearest a side pip's centre may come
+    widest = (0.5 - clear / CARD_W) / (0.5 - _L)
+    return max(1.0, min(style.pip_spread, widest))
 
 
 def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
@@ -271,6 +387,56 @@ def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
             + _text(style, CARD_W / 2, CARD_H * 0.45, 0.3 * CARD_H, colour, rank)
             + _text(style, CARD_W / 2, CARD_H * 0.68, 0.14 * CARD_H, colour, glyph)
             + _text(style, CARD_W / 2, CARD_H * 0.27, 0.1 * CARD_H, style.frame, glyph))
+
+#: Inks of a court figure's robes, besides the deck's own red, black and frame colours.
+_ROBES = ("#1f4fa0", "#e0b020", "#2e7d32", "#6a1b9a", "#d35400")
+_SKIN = ("#f1c9a0", "#e8b88a", "#f6dcc0")
+
+
+def _court_figure(style: DrawnStyle, code: str, glyph: str, colour: str) -> str:
+    """A double-headed court figure of coloured shapes in a frame close to the index, as lithographed
+    decks (the Dondorfs, most named decks) print their courts: no big letter, busy ink beside the index.
+
+    The figure is drawn for the top half and turned for the bottom, from a generator of the card's own.
+    """
+    rng = random.Random(f"{style.name}-{code}")
+    right, _ = _index_extent(style)
+    x0, y0 = right + rng.uniform(0.02, 0.04) * CARD_W, 0.035 * CARD_H
+    x1, mid = CARD_W - x0, CARD_H / 2
+    width, cx = x1 - x0, CARD_W / 2
+    inks = [style.red, style.black, style.frame, *rng.sample(_ROBES, 3)]
+    pad = 0.08 * CARD_W  # the figure keeps off the frame, so no shape comes near the index
+    head_r = min(0.12 * width, 0.06 * CARD_H)
+    head_y = y0 + 0.2 * (mid - y0) + head_r
+    shoulders, waist = head_y + 1.3 * head_r, mid - 0.02 * CARD_H
+    parts = [
+        # a crown or hat, then the head
+        f'<polygon points="{cx - head_r:.1f},{head_y - 0.6 * head_r:.1f} {cx - 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} '
+        f'{cx:.1f},{head_y - 1.1 * head_r:.1f} {cx + 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} '
+        f'{cx + head_r:.1f},{head_y - 0.6 * head_r:.1f}" fill="{rng.choice(inks[3:])}" stroke="{style.black}" '
+        'stroke-width="1"/>',
+        f'<circle cx="{cx:.1f}" cy="{head_y:.1f}" r="{head_r:.1f}" fill="{rng.choice(_SKIN)}" '
+        f'stroke="{style.black}" stroke-width="1"/>',
+    ]
+    # the robe: bands from the shoulders to the waist, each its own ink
+    # (each band its own ink, and the panel left as the paper: a face mostly one ink would make the
+    # atlas take that ink for the paper, vision.corner_index._paper_colour)
+    bands = rng.randint(2, 4)
+    left, full = x0 + pad, width - 2 * pad
+    for band, ink in enumerate(rng.sample(inks, bands)):
+        parts.append(f'<rect x="{left + band * full / bands:.1f}" y="{shoulders:.1f}" width="{full / bands:.1f}" '
+                     f'height="{waist - shoulders:.1f}" fill="{ink}" stroke="{style.black}" stroke-width="1"/>')
+    # something held across the robe (a sceptre, a sword), and the suit on a shield
+    parts.append(f'<line x1="{left + 0.1 * full:.1f}" y1="{waist - 0.02 * CARD_H:.1f}" x2="{left + 0.9 * full:.1f}" '
+                 f'y2="{shoulders + 0.01 * CARD_H:.1f}" stroke="{rng.choice(inks)}" stroke-width="3"/>')
+    parts.append(_text(style, left + rng.uniform(0.25, 0.75) * full, (shoulders + waist) / 2, 0.07 * CARD_H,
+                       colour, glyph))
+    half = "".join(parts)
+    return (f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{CARD_H - 2 * y0:.1f}" '
+            f'fill="none" stroke="{style.frame}" stroke-width="2"/>'
+            f'<line x1="{x0:.1f}" y1="{mid:.1f}" x2="{x1:.1f}" y2="{mid:.1f}" stroke="{style.frame}" stroke-width="1.5"/>'
+            f'{half}<g transform="rotate(180 {cx:.1f} {mid:.1f})">{half}</g>')
+
 
 
 def _star_points(x: float, y: float, radius: float) -> str:

@@ -90,6 +90,49 @@ def test_the_later_random_decks_add_typefaces_and_leave_the_first_ones_as_they_w
     assert any(s.suit_font not in (None,) + _SUIT_FONTS for s in later)
 
 
+def test_the_third_random_decks_add_the_held_out_decks_looks_and_leave_the_others_as_they_were():
+    from vision.drawn_deck import THIRD_RANDOM_DECKS, DrawnStyle, random_styles
+
+    every = random_styles()
+    assert every[:THIRD_RANDOM_DECKS] == random_styles(THIRD_RANDOM_DECKS)
+    plain = DrawnStyle("plain", "DejaVu Sans", "normal", "#ffffff", "#000000", 1.0, ("#000000", "#ffffff"))
+    looks = ("squeeze", "outline", "court_art", "inner_frame", "paper_edge", "pip_spread", "upright_bottom")
+    # The first decks keep every new look at its default, so their SVG (and older scene sets) are unchanged.
+    assert all(getattr(style, look) == getattr(plain, look) for style in every[:THIRD_RANDOM_DECKS] for look in looks)
+    third = every[THIRD_RANDOM_DECKS:]
+    assert sum(style.squeeze < 0.9 for style in third) >= len(third) // 3  # condensed, as Dondorf's
+    for look in looks:
+        assert sum(getattr(style, look) != getattr(plain, look) for style in third) >= 3, look
+
+
+def test_a_deck_with_every_new_look_is_measured_at_its_index_on_every_card(tmp_path):
+    """Condensed outlined letters, a court figure and a frame close by, shaded paper, crowded pips and an
+    upright bottom index: the atlas must still measure each card's index, the same size on every card
+    (a figure or frame taken into it would make the courts' boxes bigger), in both corners."""
+    from vision.drawn_deck import DrawnStyle, _index_extent, write_drawn_decks
+    from vision.faces import build_atlas
+
+    style = DrawnStyle("project-every-look", "Nimbus Roman", "bold", "#fbf8f0", "#7a1f1f", 1.0,
+                       ("#1f4f7a", "#e8e0c8"), squeeze=0.7, outline=0.05, outline_tint=0.3, court_art=True,
+                       inner_frame="#996633", paper_edge="#e0d2b4", pip_spread=1.12, pip_scale=1.15,
+                       upright_bottom=True)
+    index = build_atlas(write_drawn_decks(tmp_path / "svg", (style,)), tmp_path / "atlas", 350)
+    assert style.name in index["decks"], index["rejected"]
+    faces = json.loads((tmp_path / "atlas" / style.name / "manifest.json").read_text())["faces"]
+    right, bottom = _index_extent(style)
+    for name, face in faces.items():
+        if face["code"] == "JK":
+            continue
+        assert set(face["index_boxes"]) == {"top_left", "bottom_right"}, name
+        x0, y0, x1, y1 = face["index_boxes"]["top_left"]
+        # Inside the extent the frame, figure and pips keep clear of (a few pixels' slack), and
+        # taller than a rank alone: rank and suit both.
+        assert x1 <= right + 4 and y1 <= bottom + 4, name
+        assert y1 - y0 > 0.13 * 350, name
+        bx0, by0, bx1, by1 = face["index_boxes"]["bottom_right"]
+        assert abs((bx1 - bx0) - (x1 - x0)) <= 3 and abs((by1 - by0) - (y1 - y0)) <= 3, name
+
+
 def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
     from vision.faces import _uneven_corners
 

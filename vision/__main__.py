@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
     faces.add_argument("--card-height", type=int, default=400, help="face height in pixels (default %(default)s)")
     faces.add_argument("--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)")
+    faces.add_argument("--random-decks", type=int, default=None, metavar="N",
+                       help="how many of the project's random decks to draw (default: vision.drawn_deck.RANDOM_DECKS; "
+                            "96 adds the third generation, project-random-64..95)")
     faces.set_defaults(run=_run_faces)
 
     synth = commands.add_parser("synth", help="write a dataset of synthetic scenes")
@@ -185,10 +188,13 @@ def _run_faces(args: argparse.Namespace) -> int:
 
     from vision.atlas import ATLAS_INDEX_NAME
     from vision.decks import installed_decks
-    from vision.drawn_deck import write_drawn_decks
+    from vision.drawn_deck import RANDOM_DECKS, all_styles, write_drawn_decks
     from vision.faces import build_atlas
 
-    decks = installed_decks() + write_drawn_decks(args.atlas / "drawn-svg")
+    if args.random_decks is not None and args.random_decks < 0:
+        raise UsageError("--random-decks must be 0 or more")
+    styles = all_styles(RANDOM_DECKS if args.random_decks is None else args.random_decks)
+    decks = installed_decks() + write_drawn_decks(args.atlas / "drawn-svg", styles)
     if args.decks:
         wanted = set(args.decks.split(","))
         unknown = wanted - {deck.deck_id for deck in decks}

@@ -93,7 +93,7 @@ def test_the_later_random_decks_add_typefaces_and_leave_the_first_ones_as_they_w
 def test_the_third_random_decks_add_the_held_out_decks_looks_and_leave_the_others_as_they_were():
     from vision.drawn_deck import THIRD_RANDOM_DECKS, DrawnStyle, random_styles
 
-    every = random_styles()
+    every = random_styles(THIRD_RANDOM_DECKS + 32)
     assert every[:THIRD_RANDOM_DECKS] == random_styles(THIRD_RANDOM_DECKS)
     plain = DrawnStyle("plain", "DejaVu Sans", "normal", "#ffffff", "#000000", 1.0, ("#000000", "#ffffff"))
     looks = ("squeeze", "outline", "court_art", "inner_frame", "paper_edge", "pip_spread", "upright_bottom")
@@ -179,3 +179,16 @@ def test_rendering_some_decks_keeps_the_atlas_others(tmp_path):
     assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-classic"]) == 0
     assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-bold"]) == 0
     assert set(json.loads((atlas / "atlas.json").read_text())["decks"]) == {"project-classic", "project-bold"}
+
+
+def test_the_third_generation_of_random_decks_is_drawn_only_when_asked(tmp_path, capsys):
+    from vision.__main__ import main
+
+    atlas = tmp_path / "atlas"
+    # The default atlas stops at the first RANDOM_DECKS: the third generation's names are unknown to it.
+    assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-random-70"]) != 0
+    assert "unknown deck(s): project-random-70" in capsys.readouterr().err
+    assert main(["faces", "--atlas", str(atlas), "--card-height", "120", "--decks", "project-random-70",
+                 "--random-decks", "96"]) == 0
+    assert set(json.loads((atlas / "atlas.json").read_text())["decks"]) == {"project-random-70"}
+    assert main(["faces", "--atlas", str(atlas), "--random-decks", "-1"]) != 0

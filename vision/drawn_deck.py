@@ -391,6 +391,7 @@ def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
             + _text(style, CARD_W / 2, CARD_H * 0.68, 0.14 * CARD_H, colour, glyph)
             + _text(style, CARD_W / 2, CARD_H * 0.27, 0.1 * CARD_H, style.frame, glyph))
 
+
 #: Inks of a court figure's robes, besides the deck's own red, black and frame colours.
 _ROBES = ("#1f4fa0", "#e0b020", "#2e7d32", "#6a1b9a", "#d35400")
 _SKIN = ("#f1c9a0", "#e8b88a", "#f6dcc0")
@@ -421,9 +422,9 @@ def _court_figure(style: DrawnStyle, code: str, glyph: str, colour: str) -> str:
         f'<circle cx="{cx:.1f}" cy="{head_y:.1f}" r="{head_r:.1f}" fill="{rng.choice(_SKIN)}" '
         f'stroke="{style.black}" stroke-width="1"/>',
     ]
-    # the robe: bands from the shoulders to the waist, each its own ink
-    # (each band its own ink, and the panel left as the paper: a face mostly one ink would make the
-    # atlas take that ink for the paper, vision.corner_index._paper_colour)
+    # the robe: bands from the shoulders to the waist, each its own ink, and the panel left as the
+    # paper (a face mostly of one ink would make the atlas take that ink for the paper,
+    # vision.corner_index._paper_colour)
     bands = rng.randint(2, 4)
     left, full = x0 + pad, width - 2 * pad
     for band, ink in enumerate(rng.sample(inks, bands)):
@@ -439,7 +440,6 @@ def _court_figure(style: DrawnStyle, code: str, glyph: str, colour: str) -> str:
             f'fill="none" stroke="{style.frame}" stroke-width="2"/>'
             f'<line x1="{x0:.1f}" y1="{mid:.1f}" x2="{x1:.1f}" y2="{mid:.1f}" stroke="{style.frame}" stroke-width="1.5"/>'
             f'{half}<g transform="rotate(180 {cx:.1f} {mid:.1f})">{half}</g>')
-
 
 
 def _star_points(x: float, y: float, radius: float) -> str:

@@ -552,6 +552,50 @@ def test_a_detector_trains_in_bfloat16_on_the_cpu(scenes, tmp_path, monkeypatch)
     assert torch.load(run / "weights" / "last.pt", weights_only=False)["train_args"]["amp"] == "bf16"
 
 
+def test_a_bfloat16_run_computes_its_loss_in_float32():
+    """Under bfloat16 autocast ultralytics' loss decodes boxes in bfloat16, rounding a box side of a few
+    hundred pixels by a pixel or two; vision.train.float32_loss hands the criterion float32
+    predictions with autocast off, and the loss comes out as float32's."""
+    import copy
+    import pickle
+
+    from ultralytics.cfg import get_cfg
+    from ultralytics.nn.tasks import DetectionModel
+
+    from vision.train import float32_loss
+
+    torch.manual_seed(0)
+    model = DetectionModel("yolov8n.yaml", nc=1, verbose=False).train()
+    model.args = get_cfg()
+    generator, n = torch.Generator().manual_seed(0), 40
+    boxes = torch.cat([torch.rand(n, 2, generator=generator) * 0.8 + 0.1,
+                       torch.rand(n, 2, generator=generator) * 0.04 + 0.02], 1)
+    batch = {"img": torch.rand(2, 3, 640, 640, generator=generator), "cls": torch.zeros(n, 1), "bboxes": boxes,
+             "batch_idx": (torch.arange(n) >= n // 2).float()}
+
+    def loss_items():
+        items = model.loss(batch)[1]
+        return torch.stack(list(items.values()) if isinstance(items, dict) else list(items)).float()
+
+    float32_items = loss_items()
+    float32_loss(model)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss_items()  # makes the wrapped criterion
+        inner, seen = model.criterion.criterion, []
+
+        def recording(preds, batch):
+            tensors = [v for v in (preds.values() if isinstance(preds, dict) else preds) if isinstance(v, torch.Tensor)]
+            seen.append((torch.is_autocast_enabled("cpu"), {t.dtype for t in tensors}))
+            return inner(preds, batch)
+
+        model.criterion.criterion = recording
+        bfloat16_items = loss_items()
+    assert seen == [(False, {torch.float32})]
+    torch.testing.assert_close(bfloat16_items, float32_items, rtol=0.02, atol=0.0)  # the network's rounding alone
+    model.criterion = None
+    pickle.loads(pickle.dumps(copy.deepcopy(model)))  # a checkpoint of the network still saves
+
+
 def test_bfloat16_training_is_refused_plainly_where_ultralytics_cannot_be_taught_it(tmp_path, monkeypatch):
     from ultralytics.engine import trainer
 
@@ -577,9 +621,14 @@ def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_a
     yolo = Model()
     channels_last_in_bfloat16(yolo)
     (convert,) = yolo.callbacks["on_pretrain_routine_end"]
+    class Network(torch.nn.Conv2d):  # with a criterion to make, as ultralytics' networks have
+        def init_criterion(self):
+            return "criterion"
+
     for amp, device, wanted in (("bf16", "cpu", True), (False, "cpu", False), ("bf16", "cuda", False)):
-        network = torch.nn.Conv2d(3, 8, 3)
+        network = Network(3, 8, 3)
         weight = network.weight
         convert(SimpleNamespace(args=SimpleNamespace(amp=amp), device=torch.device(device), model=network))
         assert network.weight.is_contiguous(memory_format=torch.channels_last) == wanted
         assert network.weight is weight  # the optimiser's parameter, converted in place
+        assert (type(network.init_criterion()).__name__ == "_Float32Loss") == wanted  # its loss in float32

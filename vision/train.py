@@ -165,8 +165,8 @@ def float32_loss(model) -> None:
     and bfloat16 keeps 8 bits of mantissa: a box side of a few hundred pixels is rounded by a pixel or
     two, as much as a small corner index's size. The shipped detector's box loss on one batch of 16
     tiles was 1.885 in float32 and 2.072 under bfloat16 autocast, with the same weights (twenty-fourth
-    session), and a run trained on that loss lost val mAP50-95. float16 AMP on a GPU rounds 8 times
-    finer, which is why ultralytics computes the loss under autocast.
+    session), and a run trained on that loss lost val mAP50-95. (float16 AMP on a GPU, what
+    ultralytics computes its loss under autocast for, rounds 8 times finer.)
     """
     model.init_criterion = functools.partial(_float32_criterion, model.init_criterion)
     model.criterion = None  # made again, wrapped, at the first step
@@ -187,6 +187,8 @@ class _Float32Loss:
             return self.criterion(_as_float32(preds), batch)
 
     def __getattr__(self, name: str):  # the criterion's other parts (update(), loss names) as they were
+        if name == "criterion":  # not yet set (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.criterion, name)
 
 

@@ -592,6 +592,7 @@ def test_a_bfloat16_run_computes_its_loss_in_float32():
         bfloat16_items = loss_items()
     assert seen == [(False, {torch.float32})]
     torch.testing.assert_close(bfloat16_items, float32_items, rtol=0.02, atol=0.0)  # the network's rounding alone
+    copy.deepcopy(model.criterion)  # the wrapped criterion copies (the trainer copies networks)
     model.criterion = None
     pickle.loads(pickle.dumps(copy.deepcopy(model)))  # a checkpoint of the network still saves
 
@@ -621,6 +622,7 @@ def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_a
     yolo = Model()
     channels_last_in_bfloat16(yolo)
     (convert,) = yolo.callbacks["on_pretrain_routine_end"]
+
     class Network(torch.nn.Conv2d):  # with a criterion to make, as ultralytics' networks have
         def init_criterion(self):
             return "criterion"

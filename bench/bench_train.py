@@ -36,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from vision.train import allow_cpu_bfloat16, channels_last_in_bfloat16
+    from vision.train import allow_cpu_bfloat16, cpu_bfloat16_network
 
     allow_cpu_bfloat16()
 
@@ -47,7 +47,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as project:
             yolo, times = YOLO(model), {}
             if "channels-last" in precision:
-                channels_last_in_bfloat16(yolo)
+                cpu_bfloat16_network(yolo)
             yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
             yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
             yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",

@@ -315,11 +315,16 @@ def _index_sizes(style: DrawnStyle) -> tuple[float, float]:
     return 0.13 * CARD_H * style.index_scale, 0.1 * CARD_H * style.index_scale * style.suit_scale
 
 
+def _index_x(style: DrawnStyle) -> float:
+    """Where the top-left index's middle stands from the card's left edge, in card units."""
+    return 0.11 * CARD_W * style.index_scale * style.inset
+
+
 def _index_extent(style: DrawnStyle) -> tuple[float, float]:
     """About how far right and down the top-left index reaches, in card units (a 10's two digits at
     their widest): what a frame, a court figure or a pip must keep clear of."""
     rank, suit = _index_sizes(style)
-    x = 0.11 * CARD_W * style.index_scale * style.inset
+    x = _index_x(style)
     right = x + max(0.65 * rank * style.squeeze, 0.5 * suit) + style.outline * rank
     bottom = style.index_top * CARD_H + rank * (0.5 + style.line_gap) + suit
     return right, bottom
@@ -329,19 +334,17 @@ def _corners(style: DrawnStyle, x: float, y: float) -> list[tuple[float, float, 
     """Where a point (x, y) of the top-left index is printed in each corner the deck prints an index
     in, and whether it is turned there: top-left and, turned, bottom-right (and the other two corners
     for a four-corner deck). An ``upright_bottom`` deck prints its bottom indexes the right way up."""
-    if style.upright_bottom:
-        top, bottom = style.index_top * CARD_H, _index_extent(style)[1]
-        low = CARD_H - bottom + (y - top)  # the same stack, its foot as far from the bottom edge
-        corners = [(x, y, False), (CARD_W - x, low, False)]
-        return corners + [(CARD_W - x, y, False), (x, low, False)] if style.four_corners else corners
-    corners = [(x, y, False), (CARD_W - x, CARD_H - y, True)]
-    return corners + [(CARD_W - x, y, False), (x, CARD_H - y, True)] if style.four_corners else corners
+    if style.upright_bottom:  # the same stack, its foot as far from the bottom edge as its head from the top
+        low, turned = CARD_H - _index_extent(style)[1] + (y - style.index_top * CARD_H), False
+    else:
+        low, turned = CARD_H - y, True
+    corners = [(x, y, False), (CARD_W - x, low, turned)]
+    return corners + [(CARD_W - x, y, False), (x, low, turned)] if style.four_corners else corners
 
 
 def _indexes(style: DrawnStyle, lines: list[str], colour: str, sizes: list[float]) -> str:
     """The rank and suit (or a joker's letters) stacked in each of the deck's index corners."""
-    out, y = [], style.index_top * CARD_H
-    x = 0.11 * CARD_W * style.index_scale * style.inset
+    out, y, x = [], style.index_top * CARD_H, _index_x(style)
     for text, size in zip(lines, sizes):
         y += size * 0.5
         out += [_text(style, cx, cy, size, colour, text, rotate=turned, index=True)
@@ -384,7 +387,7 @@ def _pip_spread_x(style: DrawnStyle) -> float:
 def _court(style: DrawnStyle, rank: str, glyph: str, colour: str) -> str:
     """A framed panel with the rank letter large and the suit twice, as a simple modern court card."""
     reach = max(1.0, style.index_scale * style.inset)  # clear of the indexes
-    index_right = 0.11 * CARD_W * style.index_scale * style.inset + 0.1 * CARD_H * style.index_scale
+    index_right = _index_x(style) + 0.1 * CARD_H * style.index_scale
     x0, y0 = max(0.22 * CARD_W * reach, index_right + 0.05 * CARD_W), 0.15 * CARD_H * reach
     return (f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{CARD_W - 2 * x0:.1f}" height="{CARD_H - 2 * y0:.1f}" '
             f'fill="{style.court_fill}" stroke="{style.frame}" stroke-width="4"/>'
@@ -467,7 +470,7 @@ def _joker_star_corners(style: DrawnStyle) -> str:
     disc = radius * 1.3  # the circle round a ringed or knocked-out star
     outer = radius if style.joker_star == "plain" else disc
     # Where the rank's middle would be, but clear of the card's edge.
-    x = max(0.11 * CARD_W * style.index_scale * style.inset, outer + 0.03 * CARD_W)
+    x = max(_index_x(style), outer + 0.03 * CARD_W)
     y = style.index_top * CARD_H + outer
     out = []
     for cx, cy, _ in _corners(style, x, y):

@@ -52,7 +52,7 @@ class Recipe:
     lr0: float | None = None
     #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.65
     #: times the tiles a second (twenty-third session, ``bench/bench_train.py``); ultralytics allows it
-    #: only on CUDA, see :func:`allow_cpu_bfloat16` and :func:`channels_last_in_bfloat16`.
+    #: only on CUDA, see :func:`allow_cpu_bfloat16` and :func:`cpu_bfloat16_network`.
     bf16: bool = False
 
 
@@ -89,7 +89,7 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
         if last.exists():
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
         yolo, arguments = YOLO(recipe.model), fit_arguments(recipe)
-    channels_last_in_bfloat16(yolo)
+    cpu_bfloat16_network(yolo)
     yolo.train(**arguments)
     return RUNS_DIR / recipe.name
 
@@ -144,10 +144,11 @@ def allow_cpu_bfloat16() -> bool:
     return True
 
 
-def channels_last_in_bfloat16(yolo) -> None:
-    """A bfloat16 run on the CPU trains its network channels-last, the layout oneDNN computes fastest
-    (a YOLOv8n batch of 16 tiles forward and back: 1.23 s against 1.65 s, twenty-third session), and
-    computes its loss in float32 (:class:`_Float32Loss`)."""
+def cpu_bfloat16_network(yolo) -> None:
+    """Ready the network of a bfloat16 run on the CPU once the trainer has built it: channels-last,
+    the layout oneDNN computes fastest (a YOLOv8n batch of 16 tiles forward and back: 1.23 s against
+    1.65 s, twenty-third session), and its loss computed in float32 (:func:`float32_loss`). Until the
+    twenty-fourth session it was ``channels_last_in_bfloat16`` and did the first alone."""
 
     def convert(trainer) -> None:
         if trainer.args.amp == "bf16" and trainer.device.type == "cpu":

@@ -610,7 +610,7 @@ def test_bfloat16_training_is_refused_plainly_where_ultralytics_cannot_be_taught
 def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_as_they_were():
     from types import SimpleNamespace
 
-    from vision.train import channels_last_in_bfloat16
+    from vision.train import cpu_bfloat16_network
 
     class Model:  # what the callback is registered on
         def __init__(self):
@@ -620,7 +620,7 @@ def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_a
             self.callbacks.setdefault(event, []).append(callback)
 
     yolo = Model()
-    channels_last_in_bfloat16(yolo)
+    cpu_bfloat16_network(yolo)
     (convert,) = yolo.callbacks["on_pretrain_routine_end"]
 
     class Network(torch.nn.Conv2d):  # with a criterion to make, as ultralytics' networks have

@@ -50,8 +50,8 @@ class Recipe:
     #: A peak learning rate for AdamW, instead of ultralytics' automatic choice (AdamW at 0.002 for
     #: one class on these runs): a fine-tune may start lower than a run from scratch.
     lr0: float | None = None
-    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.65
-    #: times the tiles a second (twenty-third session, ``bench/bench_train.py``); ultralytics allows it
+    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.87
+    #: times the tiles a second (twenty-fifth session, ``bench/bench_train.py``); ultralytics allows it
     #: only on CUDA, see :func:`allow_cpu_bfloat16` and :func:`cpu_bfloat16_network`.
     bf16: bool = False
 

@@ -36,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from vision.train import allow_cpu_bfloat16, cpu_bfloat16_network
+    from vision.train import allow_cpu_bfloat16, cpu_bfloat16_network, keep_threads
 
     allow_cpu_bfloat16()
 
@@ -48,6 +48,7 @@ def main() -> None:
             yolo, times = YOLO(model), {}
             if "channels-last" in precision:
                 cpu_bfloat16_network(yolo)
+            keep_threads(yolo, args.threads)  # else ultralytics trains on the cores less one
             yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
             yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
             yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",

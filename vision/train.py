@@ -50,8 +50,8 @@ class Recipe:
     #: A peak learning rate for AdamW, instead of ultralytics' automatic choice (AdamW at 0.002 for
     #: one class on these runs): a fine-tune may start lower than a run from scratch.
     lr0: float | None = None
-    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.87
-    #: times the tiles a second (twenty-fifth session, ``bench/bench_train.py``); ultralytics allows it
+    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.69
+    #: times the tiles a second on two threads (twenty-fifth session, ``bench/bench_train.py``); ultralytics allows it
     #: only on CUDA, see :func:`allow_cpu_bfloat16` and :func:`cpu_bfloat16_network`.
     bf16: bool = False
 
@@ -90,8 +90,26 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
             raise TrainingError(f"{last} exists: pass --resume to continue it, or another --name")
         yolo, arguments = YOLO(recipe.model), fit_arguments(recipe)
     cpu_bfloat16_network(yolo)
+    keep_threads(yolo, recipe.threads)
     yolo.train(**arguments)
     return RUNS_DIR / recipe.name
+
+
+def keep_threads(yolo, threads: int) -> None:
+    """Train and validate ``yolo`` on ``threads`` torch threads.
+
+    ultralytics' ``select_device`` sets torch's threads to its ``NUM_THREADS``, the machine's cores
+    less one up to 8, whatever was asked, once as the trainer starts and again as the last
+    validation loads the best weights: one thread on a two-core machine. Until the twenty-fifth
+    session every detector run here trained on one thread, ``--threads 2`` included (a run asked for
+    two took 2.4 s a batch, as one on one thread). The threads are set again after each.
+    """
+
+    def restore(_) -> None:
+        torch.set_num_threads(threads)
+
+    yolo.add_callback("on_pretrain_routine_start", restore)  # after the trainer's select_device
+    yolo.add_callback("on_val_start", restore)  # after the final validation's
 
 
 def fit_arguments(recipe: Recipe) -> dict:

@@ -528,27 +528,39 @@ def test_a_widened_classifier_computes_what_the_narrower_one_did():
         index_net.widen(wide.state_dict(), 16, np.random.default_rng(0))
 
 
-def test_a_detector_trains_in_bfloat16_on_the_cpu(scenes, tmp_path, monkeypatch):
+def test_a_detector_trains_in_bfloat16_on_the_cpu_on_the_threads_asked(scenes, tmp_path, monkeypatch):
+    """In bfloat16, and on the threads asked for: ultralytics sets torch's threads to the cores less
+    one as its trainer starts and as its last validation loads the best weights (one thread on a
+    two-core machine), and vision.train.keep_threads sets them back."""
     import vision.train as training
     from ultralytics.engine import trainer
+    from ultralytics.utils import torch_utils
 
     write_tiles(scenes, tmp_path / "tiles", {"val": 1})
     monkeypatch.setattr(training, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr(torch_utils, "NUM_THREADS", 1)  # as on a two-core machine, whatever this one has
     training.allow_cpu_bfloat16()
-    allowing, dtypes = trainer.autocast, []
+    allowing, dtypes, threads = trainer.autocast, [], []
 
-    def recording(enabled, device="cuda"):  # what each training step computes in
+    def recording(enabled, device="cuda"):  # what each training step computes in, on how many threads
         context = allowing(enabled, device=device)
         with context:
             dtypes.append(torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2)).dtype)
+        threads.append(torch.get_num_threads())
         return allowing(enabled, device=device)
 
     recording.cpu_bfloat16 = True
     monkeypatch.setattr(trainer, "autocast", recording)
-    run = train(Recipe(tmp_path / "tiles" / "data.yaml", imgsz=128, epochs=1, batch=4, name="bf16", threads=1,
-                       single_class=True, bf16=True))
+    before = torch.get_num_threads()
+    try:
+        run = train(Recipe(tmp_path / "tiles" / "data.yaml", imgsz=128, epochs=1, batch=4, name="bf16", threads=3,
+                           single_class=True, bf16=True))
+        after = torch.get_num_threads()  # the last validation's
+    finally:
+        torch.set_num_threads(before)
     assert (run / "weights" / "last.pt").exists()
     assert dtypes and set(dtypes) == {torch.bfloat16}
+    assert set(threads) == {3} and after == 3
     assert torch.load(run / "weights" / "last.pt", weights_only=False)["train_args"]["amp"] == "bf16"
 
 

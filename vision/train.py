@@ -51,8 +51,9 @@ class Recipe:
     #: one class on these runs): a fine-tune may start lower than a run from scratch.
     lr0: float | None = None
     #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.69
-    #: times the tiles a second on two threads (twenty-fifth session, ``bench/bench_train.py``); ultralytics allows it
-    #: only on CUDA, see :func:`allow_cpu_bfloat16` and :func:`cpu_bfloat16_network`.
+    #: times the tiles a second on two threads (twenty-fifth session, ``bench/bench_train.py``);
+    #: ultralytics allows it only on CUDA, see :func:`allow_cpu_bfloat16` and
+    #: :func:`cpu_bfloat16_network`.
     bf16: bool = False
 
 

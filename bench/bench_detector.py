@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
 from vision.detector import CardDetector, input_width_for  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
+from vision.train import keep_threads  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
 
 
@@ -80,13 +81,11 @@ def main() -> None:
         return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, conf=args.conf,
                             naming="score", **options)
 
-    def predict(f: np.ndarray):
-        return stock.predict(f, imgsz=width, conf=args.conf, device="cpu", verbose=False)
-
-    predict(frame)  # sets up its predictor, whose select_device cuts torch to the cores less one,
-    torch.set_num_threads(args.threads)  # one thread on a two-core machine: stock runs on as many as the rest
+    keep_threads(stock, args.threads)  # else its predictor runs on the cores less one, as the rest do not
     timings = {
-        "stock YOLO(weights).predict": median_ms(predict, frame, args.repeats),
+        "stock YOLO(weights).predict": median_ms(
+            lambda f: stock.predict(f, imgsz=width, conf=args.conf, device="cpu", verbose=False),
+            frame, args.repeats),
         "CardDetector ultralytics (reference)": median_ms(
             detector(args.weights, "ultralytics").detect, frame, args.repeats),
         "CardDetector onnx fp32": median_ms(detector(args.weights, "onnx").detect, frame, args.repeats),

@@ -97,13 +97,14 @@ def train(recipe: Recipe, resume: bool = False) -> Path:
 
 
 def keep_threads(yolo, threads: int) -> None:
-    """Train and validate ``yolo`` on ``threads`` torch threads.
+    """Train, validate and predict with ``yolo`` on ``threads`` torch threads.
 
     ultralytics' ``select_device`` sets torch's threads to its ``NUM_THREADS``, the machine's cores
-    less one up to 8, whatever was asked, once as the trainer starts and again as the last
-    validation loads the best weights: one thread on a two-core machine. Until the twenty-fifth
-    session every detector run here trained on one thread, ``--threads 2`` included (a run asked for
-    two took 2.4 s a batch, as one on one thread). The threads are set again after each.
+    less one up to 8, whatever was asked: as the trainer starts, as the last validation loads the
+    best weights, and as ``predict`` sets up its predictor. That is one thread on a two-core
+    machine. Until the twenty-fifth session every detector run here trained on one thread,
+    ``--threads 2`` included (a run asked for two took 2.4 s a batch, as one on one thread), and
+    ``bench/bench_detector.py`` timed stock predict on one. The threads are set again after each.
     """
 
     def restore(_) -> None:
@@ -111,6 +112,7 @@ def keep_threads(yolo, threads: int) -> None:
 
     yolo.add_callback("on_pretrain_routine_start", restore)  # after the trainer's select_device
     yolo.add_callback("on_val_start", restore)  # after the final validation's
+    yolo.add_callback("on_predict_start", restore)  # after the predictor's
 
 
 def fit_arguments(recipe: Recipe) -> dict:

@@ -564,6 +564,30 @@ def test_a_detector_trains_in_bfloat16_on_the_cpu_on_the_threads_asked(scenes, t
     assert torch.load(run / "weights" / "last.pt", weights_only=False)["train_args"]["amp"] == "bf16"
 
 
+def test_stock_predict_runs_on_the_threads_kept(monkeypatch):
+    """ultralytics' predict sets torch's threads to the cores less one as it sets up its predictor;
+    vision.train.keep_threads sets them back, as bench/bench_detector.py times stock predict."""
+    from ultralytics import YOLO
+    from ultralytics.utils import torch_utils
+
+    from vision.train import keep_threads
+
+    monkeypatch.setattr(torch_utils, "NUM_THREADS", 1)  # as on a two-core machine, whatever this one has
+    frame, before = np.zeros((64, 64, 3), np.uint8), torch.get_num_threads()
+    try:
+        plain, kept = YOLO("yolov8n.yaml"), YOLO("yolov8n.yaml")
+        keep_threads(kept, 2)
+        torch.set_num_threads(2)
+        plain.predict(frame, imgsz=64, device="cpu", verbose=False)
+        assert torch.get_num_threads() == 1  # what the bench timed stock on until the twenty-fifth session
+        for _ in range(2):  # the first call sets the predictor up, the second reuses it
+            torch.set_num_threads(1)
+            kept.predict(frame, imgsz=64, device="cpu", verbose=False)
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_bfloat16_run_computes_its_loss_in_float32():
     """Under bfloat16 autocast ultralytics' loss decodes boxes in bfloat16, rounding a box side of a few
     hundred pixels by a pixel or two; vision.train.float32_loss hands the criterion float32

@@ -7,13 +7,14 @@ frame in, detections out).
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
 Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
-default the width the app reads a 1080p frame at, ``vision.detector.input_width_for(1920)``), so the
+default the width the app reads a 1080p frame at, ``vision.detector.input_widths_for(1920)``), so the
 ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (until the
 twenty-fifth session stock predict ran on one, ultralytics' choice on a two-core machine). Every
 one keeps finds down to ``--conf`` (by default the table reader's threshold,
 ``vision.reading.READING_THRESHOLD``), and the two-stage
 detectors name them as the table reader does (by score): a lower threshold gives the classifier
-more finds to read.
+more finds to read. Below the table, the app's path on the same frame shrunk to 1280×720, which it
+reads at two widths and joins (``vision.detector.NARROW_FRAME_WIDTHS``).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
-from vision.detector import CardDetector, input_width_for  # noqa: E402
+from vision.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
 from vision.train import keep_threads  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
@@ -63,7 +65,7 @@ def main() -> None:
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--input-width", type=int, default=input_width_for(1920),
+    parser.add_argument("--input-width", type=int, default=input_widths_for(1920)[0],
                         help="network input width for every backend (default %(default)s, the app's for 1080p)")
     parser.add_argument("--conf", type=float, default=READING_THRESHOLD,
                         help="confidence threshold for every backend (default %(default)s, the table reader's)")
@@ -106,6 +108,12 @@ def main() -> None:
           f"median of {args.repeats}{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
     for name, ms in timings.items():
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")
+    # A narrower frame is read at two widths, the finds joined (vision.detector.join_views).
+    small = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_AREA)
+    narrow = CardDetector(args.weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score")
+    print(f"\nThe app's path on the same frame shrunk to 1280x720, read at "
+          f"{' and '.join(map(str, NARROW_FRAME_WIDTHS))} px and the finds joined: "
+          f"{median_ms(narrow.detect, small, args.repeats):.0f} ms")
 
 
 if __name__ == "__main__":

@@ -119,7 +119,7 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
     """The shipped classifier fine-tuned on its own sure readings of ``finds`` in ``frames`` (see the
     module's docstring; saved in ``folder``), and how many readings it learnt from."""
     from vision.deck_learning import fine_tune, teaching_crops
-    from vision.evaluate import iou
+    from vision.detections import iou
 
     contexts, labels, right = [], [], []
     for (image, truth, _, _), found in zip(frames, finds):

@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detections import Detections  # noqa: E402
+from vision.detections import Detections, iou  # noqa: E402
 from vision.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
-from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, iou, labelled_images,  # noqa: E402
+from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, labelled_images,  # noqa: E402
                              truth_decks)
 from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
 from vision.weights import WeightsError  # noqa: E402

@@ -93,3 +93,12 @@ class Detections:
     def sizes(self) -> np.ndarray:
         """(n, 2) widths and heights."""
         return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) intersection over union of two sets of xyxy boxes."""
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    area = lambda boxes: np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)

@@ -7,11 +7,11 @@ Three backends run the same network on the same input and share every step aroun
 * ``onnx``: the exported model through ONNX Runtime (its int8 copy by default);
 * ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
 
-Pre-processing scales the frame to :func:`input_width_for` its width (at least
-:data:`MIN_INPUT_WIDTH`, a quarter wider than the training scenes, where the network finds the most
-corner indexes; at most :data:`MAX_INPUT_WIDTH`: a 1080p frame is read at its full width) and pads it
-to a multiple of the network's stride. Post-processing keeps boxes over the confidence
-threshold and suppresses overlaps whatever their class: one corner index is one card.
+Pre-processing scales the frame to a width the network reads (:func:`input_widths_for`) and pads it
+to a multiple of the network's stride; post-processing keeps boxes over the confidence threshold and
+suppresses overlaps whatever their class: one corner index is one card. A 1080p frame is read once,
+at its full width (:data:`MAX_INPUT_WIDTH`); a narrower one twice, at each of
+:data:`NARROW_FRAME_WIDTHS`, and the two readings' finds joined (:func:`join_views`).
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
 network finds "a corner index" (one class) and the classifier names each crop. A one-class model
@@ -29,29 +29,42 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detections import Detections
+from vision.detections import Detections, iou
 from vision.reading import SURE
 from vision import weights as weight_files
 from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
 #: The width of the training scenes (1280×720); int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
-#: A narrower frame is scaled up to this. Fifteenth session, the 720p held-out scenes
-#: (``scenes720v2``, 250 frames, the shipped pair through OpenVINO), ``python -m vision evaluate
-#: --scenes datasets/generated/scenes720v2 --input-width W``: W = 1280 / 1440 / 1600 / 1760 / 1920
-#: scored mAP50 0.475 / 0.484 / 0.492 / 0.491 / 0.491; at 1600 the network sees indexes a quarter
-#: bigger than it learned them, which it finds more often (located at 0.5 17.5 ->
-#: 18.6 %, precision 0.992 -> 0.987). A 1080p frame gains little from being read wider (1920 / 2400:
-#: 0.657 / 0.659), so its width stays the most. A 960×540 frame (the same tables, ``--size 960x540``)
-#: gains nothing either way: 1280 / 1600 / 1920 gave 0.377 / 0.379 / 0.380.
-MIN_INPUT_WIDTH = 1600
-#: A wider frame is read at its own width up to this, and shrunk to it beyond. Eleventh session, the
-#: 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX Runtime int8): the
-#: network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 / 0.653, located
-#: 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Through OpenVINO
-#: the app's path takes 72–73 ms a 1080p frame at 1920 on that session's two cores (ONNX Runtime
-#: int8: 97 ms at 1280, 183–198 ms at 1920; ``bench/bench_detector.py --input-width``).
+#: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at
+#: both these widths, the training scenes' and the most, and the finds joined (:func:`join_views`):
+#: read at two sizes, an index missed or doubted at one is often found at the other, and the mean of
+#: two confidences ranks finds better than either. Twenty-sixth session, ``scenes720d``'s first 250
+#: test scenes (the held-out decks; the choice set), the shipped pair through OpenVINO: one view at
+#: 1280 / 1600 (the single width read since the fifteenth session) / 1760 / 1920 px scored mAP50
+#: 0.5244 / 0.5403 / 0.5460 / 0.5453; two views joined 1280 + 1600 0.5458, 1280 + 1920 **0.5544**,
+#: 1440 + 1920 0.5540, 1600 + 1920 0.5536, 1600 + 2240 0.5576 (mAP50-95 0.319 → 0.336 for
+#: 1280 + 1920). 1280 + 1920 is the cheapest of the best: the network's passes take about 39 + 82 ms
+#: on a 720p frame, against 86 ms for a 1080p frame's one pass at 1920 (two threads).
+#: The fifteenth session's single widths on ``scenes720v2`` (1280 / 1440 / 1600 / 1760 / 1920:
+#: 0.475 / 0.484 / 0.492 / 0.491 / 0.491) chose 1600 for a 720p frame until then.
+NARROW_FRAME_WIDTHS = (1280, 1920)
+#: A wider frame is read once, at its own width up to this, and shrunk to it beyond. Eleventh
+#: session, the 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX
+#: Runtime int8): the network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 /
+#: 0.653, located 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Twenty-sixth
+#: session, the same tables as the choice set at 1080p (``scenes1080d``, 250 frames, OpenVINO): one
+#: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
+#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but the second pass costs 43–141 ms more, past
+#: the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
 MAX_INPUT_WIDTH = 1920
+#: Two views' finds overlapping this much (IoU) are one corner index: weighted box fusion's usual
+#: threshold. On the choice set (1280 + 1920) 0.45 / 0.55 / 0.65 scored 0.5539 / 0.5544 / 0.5538.
+JOIN_IOU = 0.55
+#: Read in two views, each keeps finds down to this share of the detector's threshold: a find whose
+#: views' mean confidence reaches the threshold loses less than an eighth of it to a view's find
+#: left out under a quarter.
+VIEW_FLOOR = 0.25
 STRIDE = 32
 #: The ways a detector can run its network (see the module's docstring); the app runs the first.
 BACKENDS = ("openvino", "onnx", "ultralytics")
@@ -71,8 +84,8 @@ class CardDetector:
     def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = SURE_CONFIDENCE,
                  input_width: int | None = None, classifier=None, threads: int | None = None,
                  naming: str = "card") -> None:
-        """``input_width``: the network's input width for every frame; by default each frame's own
-        (:func:`input_width_for`). ``naming``: how a two-stage detector's classifier judges a find,
+        """``input_width``: the one width the network reads every frame at; by default each frame's
+        own (:func:`input_widths_for`). ``naming``: how a two-stage detector's classifier judges a find,
         by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -122,8 +135,16 @@ class CardDetector:
         two-stage detector's before its classifier names them (all of class 0)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
-        tensor, scale = preprocess(frame_bgr, self.input_width or input_width_for(frame_bgr.shape[1]))
-        return postprocess(self._run(tensor), self.conf, scale)
+        widths = (self.input_width,) if self.input_width else input_widths_for(frame_bgr.shape[1])
+        if len(widths) == 1:
+            return self._view(frame_bgr, widths[0], self.conf)
+        joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
+        return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
+
+    def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
+        """The network's finds in the frame read at one width, at a threshold, in frame pixels."""
+        tensor, scale = preprocess(frame_bgr, width)
+        return postprocess(self._run(tensor), conf, scale)
 
 
 def classifier_runtime(backend: str) -> str:
@@ -131,10 +152,44 @@ def classifier_runtime(backend: str) -> str:
     return "openvino" if backend == "openvino" else "onnxruntime"
 
 
-def input_width_for(frame_width: int) -> int:
-    """The width the network reads a frame this wide at: its own, within
-    [:data:`MIN_INPUT_WIDTH`, :data:`MAX_INPUT_WIDTH`]."""
-    return min(max(int(frame_width), MIN_INPUT_WIDTH), MAX_INPUT_WIDTH)
+def input_widths_for(frame_width: int) -> tuple[int, ...]:
+    """The widths the network reads a frame this wide at: a frame narrower than
+    :data:`MAX_INPUT_WIDTH` at each of :data:`NARROW_FRAME_WIDTHS`; a wider one once, at
+    :data:`MAX_INPUT_WIDTH`."""
+    return NARROW_FRAME_WIDTHS if frame_width < MAX_INPUT_WIDTH else (MAX_INPUT_WIDTH,)
+
+
+def join_views(views: list[Detections], min_iou: float = JOIN_IOU) -> Detections:
+    """One frame's finds from its views (:func:`input_widths_for`), joined by weighted box fusion
+    (Solovyev, Wang and Gabruseva, 2021): taken most confident first, each find joins the joined
+    find it overlaps most (IoU at least ``min_iou``) that no find of its own view has joined yet, or
+    starts one. A joined find's box is the confidence-weighted mean of its finds' boxes, its
+    confidence their sum over the number of views (a view that missed it counts 0) and its class its
+    most confident find's. Most confident first. (On the choice set this scored 0.5544, where
+    matching the views one to one by most overlap scored 0.5534 and ``ensemble-boxes``'s fusion,
+    which imports numba and pandas, 0.5533.)"""
+    xyxy = np.concatenate([view.xyxy for view in views])
+    confidence = np.concatenate([view.confidence for view in views]).astype(np.float64)
+    class_id = np.concatenate([view.class_id for view in views])
+    view_of = np.repeat(np.arange(len(views)), [len(view) for view in views])
+    boxes, members = np.zeros((len(xyxy), 4), np.float32), []
+    has_view = np.zeros((len(xyxy), len(views)), bool)
+    for k in np.argsort(-confidence, kind="stable"):
+        overlap = iou(xyxy[k:k + 1], boxes[:len(members)])[0]
+        overlap[has_view[:len(members), view_of[k]]] = 0  # a view's finds join a joined find once
+        if len(members) and overlap.max() >= min_iou:
+            j = int(overlap.argmax())
+            members[j].append(k)
+        else:
+            j = len(members)
+            members.append([k])
+        has_view[j, view_of[k]] = True
+        weight = confidence[members[j]] + 1e-9  # a find at 0 keeps its box
+        boxes[j] = weight @ xyxy[members[j]] / weight.sum()
+    total = np.array([confidence[m].sum() for m in members])
+    order = np.argsort(-total, kind="stable")
+    return Detections(boxes[:len(members)][order], total[order] / len(views),
+                      class_id[[members[j][0] for j in order]])
 
 
 def preprocess(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, float]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from companion.cards import JOKER
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections
+from vision.detections import Detections, iou
 from vision.reading import READABLE_INDEX_PX
 
 LOW_CONFIDENCE = 0.001
@@ -58,15 +58,6 @@ class Report:
     confusion: np.ndarray = field(repr=False)
     frames: int = 0
     indexes: int = 0
-
-
-def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(n, m) intersection over union of two sets of xyxy boxes."""
-    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
-    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-    area = lambda boxes: np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
 
 
 def match(truth: Detections, found: Detections, threshold: float, same_class: bool) -> np.ndarray:

@@ -119,7 +119,8 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
     :data:`FALSE_FIND_IOU` with every true one): pips, court letters, glare, the table's pattern, as
     the detector mistakes them. ``detector`` is a one-class :class:`~vision.detector.CardDetector`
     whose threshold is the lowest the classifier will be asked to judge."""
-    from vision.evaluate import iou, labelled_images
+    from vision.detections import iou
+    from vision.evaluate import labelled_images
 
     crops = []
     for _, image, truth in labelled_images(scenes, split, limit):

@@ -192,7 +192,7 @@ class _FixedFinds:
         self.scenes, self.per_pass = scenes, per_pass  # the scenes a pass reads, in order
 
     def detect(self, image: np.ndarray) -> Detections:
-        from vision.evaluate import iou
+        from vision.detections import iou
 
         path = sorted((self.scenes / "images" / "train").glob("*.jpg"))[self.calls % self.per_pass]
         lines = (self.scenes / "labels" / "train" / f"{path.stem}.txt").read_text().splitlines()

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from vision.classes import class_id
-from vision.detections import Detections
-from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, iou, match, operating_points,
+from vision.detections import Detections, iou
+from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, match, operating_points,
                              score, size_ceilings, suited_map50)
 
 

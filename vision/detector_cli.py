@@ -126,8 +126,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=int, help="first N test scenes only")
-    evaluate.add_argument("--input-width", type=int, help="run the network on frames scaled to this width "
-                          "(default: the detector's own for each frame, vision.detector.input_width_for)")
+    evaluate.add_argument("--input-width", type=int, help="run the network once on frames scaled to this width "
+                          "(default: the detector's own widths for each frame, vision.detector.input_widths_for)")
     evaluate.set_defaults(run=_run_evaluate)
 
 

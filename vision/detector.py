@@ -55,8 +55,8 @@ NARROW_FRAME_WIDTHS = (1280, 1920)
 #: 0.653, located 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Twenty-sixth
 #: session, the same tables as the choice set at 1080p (``scenes1080d``, 250 frames, OpenVINO): one
 #: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
-#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but the second pass costs 43–141 ms more, past
-#: the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
+#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but those take 65–141 ms more than the one
+#: pass, past the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
 MAX_INPUT_WIDTH = 1920
 #: Two views' finds overlapping this much (IoU) are one corner index: weighted box fusion's usual
 #: threshold. On the choice set (1280 + 1920) 0.45 / 0.55 / 0.65 scored 0.5539 / 0.5544 / 0.5538.

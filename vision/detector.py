@@ -36,6 +36,15 @@ from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
 #: The width of the training scenes (1280×720); int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
+#: A wider frame is read once, at its own width up to this, and shrunk to it beyond. Eleventh
+#: session, the 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX
+#: Runtime int8): the network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 /
+#: 0.653, located 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Twenty-sixth
+#: session, the same tables as the choice set at 1080p (``scenes1080d``, 250 frames, OpenVINO): one
+#: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
+#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but those take 65–141 ms more than the one
+#: pass, past the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
+MAX_INPUT_WIDTH = 1920
 #: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at
 #: both these widths, the training scenes' and the most, and the finds joined (:func:`join_views`):
 #: read at two sizes, an index missed or doubted at one is often found at the other, and the mean of
@@ -48,16 +57,7 @@ INPUT_WIDTH = 1280
 #: on a 720p frame, against 86 ms for a 1080p frame's one pass at 1920 (two threads).
 #: The fifteenth session's single widths on ``scenes720v2`` (1280 / 1440 / 1600 / 1760 / 1920:
 #: 0.475 / 0.484 / 0.492 / 0.491 / 0.491) chose 1600 for a 720p frame until then.
-NARROW_FRAME_WIDTHS = (1280, 1920)
-#: A wider frame is read once, at its own width up to this, and shrunk to it beyond. Eleventh
-#: session, the 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX
-#: Runtime int8): the network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 /
-#: 0.653, located 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Twenty-sixth
-#: session, the same tables as the choice set at 1080p (``scenes1080d``, 250 frames, OpenVINO): one
-#: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
-#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but those take 65–141 ms more than the one
-#: pass, past the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
-MAX_INPUT_WIDTH = 1920
+NARROW_FRAME_WIDTHS = (INPUT_WIDTH, MAX_INPUT_WIDTH)
 #: Two views' finds overlapping this much (IoU) are one corner index: weighted box fusion's usual
 #: threshold. On the choice set (1280 + 1920) 0.45 / 0.55 / 0.65 scored 0.5539 / 0.5544 / 0.5538.
 JOIN_IOU = 0.55

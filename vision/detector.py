@@ -118,11 +118,19 @@ class CardDetector:
         found = self.boxes(frame_bgr)
         if self.classifier is None:
             return found
-        return self.named(found, self.classifier.read_boxes(frame_bgr, found.xyxy))
+        return self.named(found, self.read(frame_bgr, found))
+
+    def read(self, frame_bgr: np.ndarray, found: Detections) -> np.ndarray:
+        """(n, classes) what a two-stage detector's classifier reads in each find of the frame
+        (:meth:`~vision.index_classifier.IndexClassifier.read_boxes`), each reading joined with its
+        card's other corner and its neighbours' ranks (:func:`vision.neighbours.read_with_neighbours`)."""
+        from vision.neighbours import read_with_neighbours
+
+        return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy))
 
     def named(self, found: Detections, probabilities: np.ndarray) -> Detections:
         """A two-stage detector's finds (:meth:`boxes`) named from its classifier's probabilities of
-        them (:meth:`~vision.index_classifier.IndexClassifier.read_boxes`), as :meth:`detect` names them."""
+        them (:meth:`read`), as :meth:`detect` names them."""
         from vision.index_classifier import named_finds
 
         # The classifier's judgement joins the detector's (their product, never above the detector's):

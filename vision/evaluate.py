@@ -375,7 +375,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
             continue
         # As detector.detect names them, and also each find as every card it may be (multi-label).
         found = detector.boxes(image)
-        probabilities = detector.classifier.read_boxes(image, found.xyxy)
+        probabilities = detector.read(image, found)
         frames.append(Frame(truth, detector.named(found, probabilities), decks, visible))
         every_card.append(Frame(truth, every_card_finds(found, probabilities, LOW_CONFIDENCE, MAX_DETECTIONS),
                                 decks, visible))

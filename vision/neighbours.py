@@ -1,0 +1,147 @@
+"""A corner index read with the indexes around it: its card's other corner, and the cards it lies with.
+
+The classifier reads each find alone, but on a Canasta table an index seldom lies alone:
+
+* **a card's other corner.** Most decks print an index in two opposite corners, some in all four;
+  a card on top of a meld, a pile, the threes or the discard pile shows two or more, and a Dondorf
+  meld's cards show both top corners down the column. Three quarters of the held-out test split's
+  labelled indexes share their card with another labelled one (``scenes720v2``).
+* **the cards of a meld.** A meld is three or more cards of one rank (seed 000 §Melds and
+  canastas), laid in a column whose indexes lie a step or two apart, and a card's other corners lie
+  a card's width or height away.
+
+So before a find is named (:func:`vision.index_classifier.named_finds`) its reading is joined with
+those of the finds beside it, in two steps (:func:`read_with_neighbours`):
+
+1. its **other corner**: the find of like size, :data:`OTHER_CORNER_REACH` index sizes away, whose
+   reading is likest its own (Bhattacharyya coefficient at least :data:`OTHER_CORNER_LIKENESS`), if
+   each is the other's likest. The two readings are joined whole (rank and suit), by a weighted
+   geometric mean, the other corner's weighing :data:`OTHER_CORNER_WEIGHT` of the find's own;
+2. its **rank**, with every find of like size :data:`NEIGHBOUR_REACH` index sizes away whose rank
+   reading is like its own (at least :data:`RANK_LIKENESS`): each neighbour's rank probabilities
+   weigh :data:`NEIGHBOUR_WEIGHT` of its own in a weighted geometric mean. Its suit, given the
+   rank, stays its own: a meld's cards differ in suit. A wild card beside natural cards keeps its
+   rank where it reads surely (the likeness cuts sure readings of other ranks out), and a card read
+   doubtfully beside a meld leans to the meld's rank.
+
+Only finds at least :data:`NEIGHBOUR_FLOOR` sure of being an index count as neighbours: the table
+reader keeps finds from there, so the app and the evaluation (which keeps them down to 0.001) join
+the same readings. Sizes are the square root of a box's area; a distance is between box centres,
+in the geometric mean of the two sizes.
+
+Twenty-seventh session (one-off scripts on the cached finds and readings of ``scenes720d``'s first
+250 test scenes, the choice set, and of its first 300 val scenes, the training decks; mAP50 choice
+/ val): as shipped before 0.5544 / 0.5652; the other corner alone 0.5590 / 0.5680; the rank join
+alone 0.5651 / 0.5749; both **0.5666 / 0.5783**. Had each find been joined with its true card's other
+corners (from the scene's labels) the choice set would have scored 0.5841: the pairing by geometry
+and likeness finds the right card for about two thirds of the pairs it makes. Joining every like
+find in reach (not only the likest, mutual one) whole cost the suit (0.5317 at likeness 0.7), hence
+the rank-only second step; ranks grouped by score name (threes by colour) 0.5656 / 0.5775.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.cards import JOKER, RANKS
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+from vision.reading import READING_THRESHOLD
+
+#: Finds this sure of being an index (the detector's confidence) are neighbours; others are read alone.
+NEIGHBOUR_FLOOR = READING_THRESHOLD
+#: Two finds are of like size where their sizes differ by at most this factor.
+LIKE_SIZE = 1.3
+#: A card's other corner lies this far from the find, in index sizes (choice set: 2–6 0.5590,
+#: 2–8 0.5586, 2.5–6 0.5585, 2–5 0.5588, the other corner alone). On the training decks' val
+#: scenes the same card's labelled indexes lie 2 to 7 sizes apart, nearly all of them.
+OTHER_CORNER_REACH = (2.0, 6.0)
+#: The other corner's reading and the find's are this alike (Bhattacharyya coefficient of their
+#: card probabilities) at least (choice set, the other corner alone: 0.6 / 0.7 / 0.8 scored
+#: 0.5593 / 0.5593 / 0.5585, 0.3 0.5497).
+OTHER_CORNER_LIKENESS = 0.7
+#: The other corner's reading weighs this much of the find's own (choice / val with the rank join:
+#: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771).
+OTHER_CORNER_WEIGHT = 0.3
+#: Neighbours in rank lie this far from the find, in index sizes: a meld's next card, a card's
+#: other corners (choice / val, the rank join alone: 0.8–4 0.5645 / 0.5745, 0–4 0.5640 / 0.5745,
+#: 0.8–5 0.5629 / 0.5740, 0.8–3 0.5597 / 0.5706 at weight 0.4, 1.6–4 0.5622 / 0.5734 at likeness 0.7).
+NEIGHBOUR_REACH = (0.8, 4.0)
+#: A neighbour's rank reading and the find's are this alike at least (choice / val: 0.4 / 0.6 / 0.7
+#: / 0.8 scored 0.5614 / 0.5645 / 0.5635 / 0.5626 and 0.5741 / 0.5745 / 0.5742 / 0.5742).
+RANK_LIKENESS = 0.6
+#: Each neighbour's rank reading weighs this much of the find's own (choice / val: 0.1 / 0.15 /
+#: 0.25 / 0.4 / 0.6 scored 0.5617 / 0.5623 / 0.5645 / 0.5633 / 0.5621 and 0.5745 at 0.25).
+NEIGHBOUR_WEIGHT = 0.25
+
+#: The rank of each class, the joker its own (the columns of :data:`_RANK_OF_CLASS`).
+RANK_NAMES: tuple[str, ...] = (*RANKS, JOKER)
+_RANK_OF_CLASS = np.eye(len(RANK_NAMES))[[RANK_NAMES.index(JOKER if code == JOKER else code[:-1])
+                                          for code in CLASS_NAMES]]  #: (53, ranks) one-hot
+_TINY = 1e-6
+
+
+def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.ndarray:
+    """(n, classes) probabilities of ``found``'s finds (the classifier's, "no index" last), each
+    joined with its card's other corner and its neighbours' ranks as the module's docstring says.
+    The "no index" column and each row's total stay as they were; finds with no neighbour keep
+    their reading."""
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    cards = len(CLASS_NAMES)
+    if len(found) < 2:
+        return probabilities.astype(np.float32)
+    mass = probabilities[:, :cards].sum(axis=1, keepdims=True)
+    reading = probabilities[:, :cards] / np.maximum(mass, _TINY)
+    distance, alike_size = _geometry(found)
+    counted = (found.confidence >= NEIGHBOUR_FLOOR)
+    eligible = alike_size & counted[:, None] & counted[None, :]
+    np.fill_diagonal(eligible, False)
+
+    # 1. The other corner: the mutual likest reading in reach, joined whole.
+    likeness = _likeness(reading)
+    in_reach = eligible & (distance >= OTHER_CORNER_REACH[0]) & (distance <= OTHER_CORNER_REACH[1])
+    score = np.where(in_reach, likeness, -1.0)
+    likest = score.argmax(axis=1)
+    paired = np.flatnonzero((score.max(axis=1) >= OTHER_CORNER_LIKENESS)
+                            & (likest[likest] == np.arange(len(likest))))
+    logs = np.log(np.maximum(reading, _TINY))
+    joined = logs.copy()
+    joined[paired] = (logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]]) / (1 + OTHER_CORNER_WEIGHT)
+    reading = _normalised(joined)
+
+    # 2. The rank, with every like neighbour in reach; the suit given the rank stays the find's.
+    ranks = reading @ _RANK_OF_CLASS
+    in_reach = eligible & (distance >= NEIGHBOUR_REACH[0]) & (distance <= NEIGHBOUR_REACH[1])
+    weights = (in_reach & (_likeness(ranks) >= RANK_LIKENESS)) * NEIGHBOUR_WEIGHT
+    rank_logs = np.log(np.maximum(ranks, _TINY))
+    new_ranks = _normalised((rank_logs + weights @ rank_logs) / (1 + weights.sum(axis=1, keepdims=True)))
+    suit_given_rank = reading / np.maximum(ranks @ _RANK_OF_CLASS.T, _TINY)
+    reading = suit_given_rank * (new_ranks @ _RANK_OF_CLASS.T)
+    reading /= np.maximum(reading.sum(axis=1, keepdims=True), _TINY)
+
+    out = probabilities.copy()
+    out[:, :cards] = reading * mass
+    return out.astype(np.float32)
+
+
+def _geometry(found: Detections) -> tuple[np.ndarray, np.ndarray]:
+    """(n, n) distances between the finds' centres in index sizes, and whether each two are of like size."""
+    xyxy = found.xyxy.astype(np.float64)
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    sizes = np.sqrt(np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), _TINY))
+    pair_size = np.sqrt(sizes[:, None] * sizes[None, :])
+    distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2) / pair_size
+    ratio = sizes[:, None] / sizes[None, :]
+    return distance, (ratio <= LIKE_SIZE) & (ratio >= 1 / LIKE_SIZE)
+
+
+def _likeness(distributions: np.ndarray) -> np.ndarray:
+    """(n, n) Bhattacharyya coefficients of the rows: 1 for the same distribution, 0 for disjoint ones."""
+    roots = np.sqrt(np.maximum(distributions, 0.0))
+    return roots @ roots.T
+
+
+def _normalised(logs: np.ndarray) -> np.ndarray:
+    """Rows of log-probabilities (up to a constant) as probabilities summing to one."""
+    values = np.exp(logs - logs.max(axis=1, keepdims=True))
+    return values / values.sum(axis=1, keepdims=True)

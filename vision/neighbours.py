@@ -105,19 +105,21 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     paired = np.flatnonzero((score.max(axis=1) >= OTHER_CORNER_LIKENESS)
                             & (likest[likest] == np.arange(len(likest))))
     logs = np.log(np.maximum(reading, _TINY))
-    joined = logs.copy()
-    joined[paired] = (logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]]) / (1 + OTHER_CORNER_WEIGHT)
-    reading = _normalised(joined)
+    reading = reading.copy()
+    reading[paired] = _normalised((logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]])
+                                  / (1 + OTHER_CORNER_WEIGHT))
 
     # 2. The rank, with every like neighbour in reach; the suit given the rank stays the find's.
     ranks = reading @ _RANK_OF_CLASS
     in_reach = eligible & (distance >= NEIGHBOUR_REACH[0]) & (distance <= NEIGHBOUR_REACH[1])
     weights = (in_reach & (_likeness(ranks) >= RANK_LIKENESS)) * NEIGHBOUR_WEIGHT
+    joined = np.flatnonzero(weights.sum(axis=1))
     rank_logs = np.log(np.maximum(ranks, _TINY))
-    new_ranks = _normalised((rank_logs + weights @ rank_logs) / (1 + weights.sum(axis=1, keepdims=True)))
-    suit_given_rank = reading / np.maximum(ranks @ _RANK_OF_CLASS.T, _TINY)
-    reading = suit_given_rank * (new_ranks @ _RANK_OF_CLASS.T)
-    reading /= np.maximum(reading.sum(axis=1, keepdims=True), _TINY)
+    new_ranks = _normalised((rank_logs[joined] + weights[joined] @ rank_logs)
+                            / (1 + weights[joined].sum(axis=1, keepdims=True)))
+    suit_given_rank = reading[joined] / np.maximum(ranks[joined] @ _RANK_OF_CLASS.T, _TINY)
+    rows = suit_given_rank * (new_ranks @ _RANK_OF_CLASS.T)
+    reading[joined] = rows / np.maximum(rows.sum(axis=1, keepdims=True), _TINY)
 
     out = probabilities.copy()
     out[:, :cards] = reading * mass

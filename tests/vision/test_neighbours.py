@@ -42,9 +42,9 @@ def rank_probability(row: np.ndarray, rank: str) -> float:
 
 
 def test_a_doubtful_card_in_a_meld_leans_to_the_melds_rank_keeping_its_own_suit():
-    # A column of sevens, an index size and a half apart; the middle one reads 8♦ 0.5 or 7♥ 0.45.
+    # A column of sevens, an index size and a half apart; the middle one reads 8♦ 0.45, 7♥ 0.26, 7♦ 0.22.
     found = finds_at([[0, 0], [0, 1.5], [0, 3.0]])
-    probabilities = np.stack([reading(c7S=0.9), reading(c7H=0.45, c8D=0.5), reading(c7C=0.85)])
+    probabilities = np.stack([reading(c7S=0.9), reading(c8D=0.45, c7H=0.26, c7D=0.22), reading(c7C=0.85)])
     joined = read_with_neighbours(found, probabilities)
     assert likeliest(probabilities)[1] == "8D" and likeliest(joined)[1] == "7H"
     assert rank_probability(joined[1], "7") > rank_probability(probabilities[1], "7")
@@ -75,22 +75,25 @@ def test_a_cards_other_corner_lends_its_suit():
 
 def test_finds_out_of_reach_unlike_or_unsure_are_read_alone():
     far = max(NEIGHBOUR_REACH[1], OTHER_CORNER_REACH[1]) + 1
-    torn = reading(c7H=0.45, c8D=0.5)
-    for centres, confidence in (([[0, 0], [0, far]], [0.9, 0.9]),         # too far
-                                ([[0, 0], [0, 0.5]], [0.9, 0.9]),         # too close: the same index
-                                ([[0, 0], [0, 1.5]], [0.9, NEIGHBOUR_FLOOR / 2])):  # the neighbour unsure
+    torn = reading(c8D=0.45, c7H=0.26, c7D=0.22)
+    probabilities = np.stack([torn, reading(c7S=0.9)])
+    # In reach, sure and of like size, the sure seven moves the torn reading ...
+    in_reach = read_with_neighbours(finds_at([[0, 0], [0, 1.5]]), probabilities)
+    assert likeliest(in_reach)[0] == "7H"
+    # ... and not when too far, too close (the same index found twice) or unsure of being an index.
+    for centres, confidence in (([[0, 0], [0, far]], [0.9, 0.9]),
+                                ([[0, 0], [0, 0.5]], [0.9, 0.9]),
+                                ([[0, 0], [0, 1.5]], [0.9, NEIGHBOUR_FLOOR / 2])):
         found = finds_at(centres, np.asarray(confidence))
-        probabilities = np.stack([torn, reading(c7S=0.9)])
         np.testing.assert_allclose(read_with_neighbours(found, probabilities), probabilities, atol=1e-6)
     # A neighbour of another size (a card much nearer the camera) is not a neighbour either.
     found = Detections([[0, 0, 10, 10], [0, 15, 20, 35]], [0.9, 0.9], [0, 0])
-    probabilities = np.stack([torn, reading(c7S=0.9)])
     np.testing.assert_allclose(read_with_neighbours(found, probabilities), probabilities, atol=1e-6)
 
 
 def test_no_finds_one_find_and_finds_the_classifier_rejects():
     assert read_with_neighbours(Detections.empty(), np.zeros((0, BACKGROUND + 1))).shape == (0, BACKGROUND + 1)
-    one = np.stack([reading(c7H=0.45, c8D=0.5)])
+    one = np.stack([reading(c8D=0.45, c7H=0.26, c7D=0.22)])
     np.testing.assert_allclose(read_with_neighbours(finds_at([[0, 0]]), one), one)
     rejected = np.zeros(BACKGROUND + 1)
     rejected[BACKGROUND] = 1.0  # "no index", nothing on any card

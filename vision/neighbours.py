@@ -30,13 +30,17 @@ the same readings. Sizes are the square root of a box's area; a distance is betw
 in the geometric mean of the two sizes.
 
 Twenty-seventh session (one-off scripts on the cached finds and readings of ``scenes720d``'s first
-250 test scenes, the choice set, and of its first 300 val scenes, the training decks; mAP50 choice
-/ val): as shipped before 0.5544 / 0.5652; the other corner alone 0.5590 / 0.5680; the rank join
-alone 0.5651 / 0.5749; both **0.5666 / 0.5783**. Had each find been joined with its true card's other
-corners (from the scene's labels) the choice set would have scored 0.5841: the pairing by geometry
-and likeness finds the right card for about two thirds of the pairs it makes. Joining every like
-find in reach (not only the likest, mutual one) whole cost the suit (0.5317 at likeness 0.7), hence
-the rank-only second step; ranks grouped by score name (threes by colour) 0.5656 / 0.5775.
+250 test scenes, the choice set, and of its first 300 val scenes, the training decks' other tables;
+mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5574 / 0.5686; the
+rank join alone 0.5639 / 0.5745; both **0.5652 / 0.5785**. Had each find been joined with its true
+card's other corners (from the scene's labels) the choice set would have scored 0.5841: of the
+pairs this join makes between finds on labelled indexes, two thirds are one card's corners and four
+fifths at least the same card. Joining every like find in reach (not only the likest, mutual one)
+whole cost the suits (0.5317 at likeness 0.7), hence the rank-only second step; ranks grouped by
+score name (threes by colour) scored 0.5656 / 0.5775 against 0.5666 / 0.5783 by rank (likeness 0.6).
+The grids below were run with the rank join alone at likeness 0.6, neighbours from 0.1 and the
+joker counted a jack, unless they say otherwise; the joker as its own rank and neighbours from 0.2
+scored 0.5651 against 0.5648 on the choice set.
 """
 
 from __future__ import annotations
@@ -52,16 +56,16 @@ from vision.reading import READING_THRESHOLD
 NEIGHBOUR_FLOOR = READING_THRESHOLD
 #: Two finds are of like size where their sizes differ by at most this factor.
 LIKE_SIZE = 1.3
-#: A card's other corner lies this far from the find, in index sizes (choice set: 2–6 0.5590,
-#: 2–8 0.5586, 2.5–6 0.5585, 2–5 0.5588, the other corner alone). On the training decks' val
-#: scenes the same card's labelled indexes lie 2 to 7 sizes apart, nearly all of them.
+#: A card's other corner lies this far from the find, in index sizes (choice set, the other corner
+#: alone, weight 0.5, finds from 0.1: 2–6 0.5593, 2–8 0.5586, 2.5–6 0.5589, 2–5 0.5588). In the
+#: training decks' val scenes nearly all of one card's found corners lie 2 to 7 sizes apart.
 OTHER_CORNER_REACH = (2.0, 6.0)
 #: The other corner's reading and the find's are this alike (Bhattacharyya coefficient of their
-#: card probabilities) at least (choice set, the other corner alone: 0.6 / 0.7 / 0.8 scored
-#: 0.5593 / 0.5593 / 0.5585, 0.3 0.5497).
+#: card probabilities) at least (choice set, as above: 0.3 / 0.6 / 0.7 / 0.8 scored 0.5497 / 0.5593
+#: / 0.5593 / 0.5585).
 OTHER_CORNER_LIKENESS = 0.7
-#: The other corner's reading weighs this much of the find's own (choice / val with the rank join:
-#: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771).
+#: The other corner's reading weighs this much of the find's own (choice / val with the rank join at
+#: likeness 0.6: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771).
 OTHER_CORNER_WEIGHT = 0.3
 #: Neighbours in rank lie this far from the find, in index sizes: a meld's next card, a card's
 #: other corners (choice / val, the rank join alone: 0.8–4 0.5645 / 0.5745, 0–4 0.5640 / 0.5745,

@@ -15,8 +15,10 @@ those of the finds beside it, in two steps (:func:`read_with_neighbours`):
 
 1. its **other corner**: the find of like size, :data:`OTHER_CORNER_REACH` index sizes away, whose
    reading is likest its own (Bhattacharyya coefficient at least :data:`OTHER_CORNER_LIKENESS`), if
-   each is the other's likest. The two readings are joined whole (rank and suit), by a weighted
-   geometric mean, the other corner's weighing :data:`OTHER_CORNER_WEIGHT` of the find's own;
+   each is the other's likest, and neither lies in the other's column (the line to its nearest
+   neighbour, a meld's next card: :data:`COLUMN_STEP`). The two readings are joined whole (rank and
+   suit), by a weighted geometric mean, the other corner's weighing :data:`OTHER_CORNER_WEIGHT` of
+   the find's own;
 2. its **rank**, with every find of like size :data:`NEIGHBOUR_REACH` index sizes away whose rank
    reading is like its own (at least :data:`RANK_LIKENESS`): each neighbour's rank probabilities
    weigh :data:`NEIGHBOUR_WEIGHT` of its own in a weighted geometric mean. Its suit, given the
@@ -31,8 +33,9 @@ in the geometric mean of the two sizes.
 
 Twenty-seventh session (one-off scripts on the cached finds and readings of ``scenes720d``'s first
 250 test scenes, the choice set, and of its first 300 val scenes, the training decks' other tables;
-mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5574 / 0.5686; the
-rank join alone 0.5639 / 0.5745; both **0.5652 / 0.5785**. Had each find been joined with its true
+mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5594 / 0.5703; the
+rank join alone 0.5639 / 0.5745; both **0.5676 / 0.5799** (0.5652 / 0.5785 before columns were
+kept out of the pairing). Had each find been joined with its true
 card's other corners (from the scene's labels) the choice set would have scored 0.5841: of the
 pairs this join makes between finds on labelled indexes, two thirds are one card's corners and four
 fifths at least the same card. Joining every like find in reach (not only the likest, mutual one)
@@ -60,6 +63,18 @@ LIKE_SIZE = 1.3
 #: alone, weight 0.5, finds from 0.1: 2–6 0.5593, 2–8 0.5586, 2.5–6 0.5589, 2–5 0.5588). In the
 #: training decks' val scenes nearly all of one card's found corners lie 2 to 7 sizes apart.
 OTHER_CORNER_REACH = (2.0, 6.0)
+#: A meld's next card lies this far from a find, in index sizes: the nearest like find this far
+#: away sets the find's column, and a find in line with it (the cosine of the angle between the two
+#: directions, either way, over :data:`COLUMN_COSINE`) is another card of the column, not the
+#: find's other corner. Choice set / val, with the rank join: no column 0.5652 / 0.5785; 0.8–1.8
+#: 0.5674 / 0.5793, **0.8–2.2 0.5676 / 0.5799**, 0.8–2.6 0.5672 / 0.5803, 0.8–3 0.5666 / 0.5801.
+#: Of the pairs made between finds on labelled indexes, one card's corners went 79 → 89 % (choice)
+#: and 75 → 86 % (val).
+COLUMN_STEP = (0.8, 2.2)
+#: See :data:`COLUMN_STEP`: 0.95 / 0.9 / 0.8 (within 18°, 26°, 37°) scored 0.5677 / 0.5676 / 0.5676
+#: and 0.5797 / 0.5799 / 0.5792; the other corner's weight 0.6 / 1.0 then 0.5676 / 0.5662 and
+#: 0.5779 / 0.5775 against 0.3's 0.5676 / 0.5799.
+COLUMN_COSINE = 0.9
 #: The other corner's reading and the find's are this alike (Bhattacharyya coefficient of their
 #: card probabilities) at least (choice set, as above: 0.3 / 0.6 / 0.7 / 0.8 scored 0.5497 / 0.5593
 #: / 0.5593 / 0.5585).
@@ -106,9 +121,10 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     eligible = alike_size & counted[:, None] & counted[None, :]
     np.fill_diagonal(eligible, False)
 
-    # 1. The other corner: the mutual likest reading in reach, joined whole.
+    # 1. The other corner: the mutual likest reading in reach and out of either find's column, joined whole.
     likeness = _likeness(reading)
     in_reach = eligible & (distance >= OTHER_CORNER_REACH[0]) & (distance <= OTHER_CORNER_REACH[1])
+    in_reach &= ~_in_column(found, distance, eligible)
     score = np.where(in_reach, likeness, -1.0)
     likest = score.argmax(axis=1)
     paired = np.flatnonzero((score.max(axis=1) >= OTHER_CORNER_LIKENESS)
@@ -133,6 +149,20 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     out = probabilities.copy()
     out[:, :cards] = reading * mass
     return out.astype(np.float32)
+
+
+def _in_column(found: Detections, distance: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """(n, n) whether find j lies in find i's column or i in j's: along the line from a find to its
+    nearest neighbour :data:`COLUMN_STEP` away (a meld's next card), the cosine over :data:`COLUMN_COSINE`."""
+    centres = (found.xyxy[:, :2].astype(np.float64) + found.xyxy[:, 2:]) / 2
+    offsets = centres[None, :] - centres[:, None]
+    directions = offsets / np.maximum(np.linalg.norm(offsets, axis=2, keepdims=True), _TINY)
+    steps = np.where(eligible & (distance >= COLUMN_STEP[0]) & (distance <= COLUMN_STEP[1]), distance, np.inf)
+    nearest = steps.argmin(axis=1)
+    column = directions[np.arange(len(nearest)), nearest]  # (n, 2): each find's column direction
+    cosine = np.abs((directions * column[:, None, :]).sum(axis=2))
+    in_column = np.isfinite(steps.min(axis=1))[:, None] & (cosine > COLUMN_COSINE)
+    return in_column | in_column.T
 
 
 def _geometry(found: Detections) -> tuple[np.ndarray, np.ndarray]:

@@ -118,3 +118,21 @@ def test_the_join_does_not_depend_on_the_order_of_the_finds(seed):
 
 def test_ranks_are_the_games_with_the_joker_its_own():
     assert RANK_NAMES[-1] == "JK" and len(RANK_NAMES) == 14 and "10" in RANK_NAMES
+
+
+def test_a_card_further_down_a_melds_column_is_not_taken_for_its_other_corner():
+    # A column of three cards a step of 1.5 index sizes apart: the first and the third, 3 sizes
+    # apart, read alike (both torn between 9♥ and 9♦), but the third lies in the first's column,
+    # so it is the meld's next card but one, not the first card's other corner.
+    torn_h, torn_d = reading(c9H=0.55, c9D=0.4), reading(c9H=0.4, c9D=0.55)
+    column = finds_at([[0, 0], [0, 1.5], [0, 3.0]])
+    probabilities = np.stack([torn_h, reading(c9S=0.9), torn_d])
+    joined = read_with_neighbours(column, probabilities)
+    assert likeliest(joined) == ["9H", "9S", "9D"]
+    # Each keeps its own odds between the suits (the rank join leaves a suit given the rank alone).
+    assert joined[0, class_id("9H")] / joined[0, class_id("9D")] == pytest.approx(0.55 / 0.4, rel=1e-4)
+    assert joined[2, class_id("9D")] / joined[2, class_id("9H")] == pytest.approx(0.55 / 0.4, rel=1e-4)
+    # The same two corners with no column between them pair, and lean to each other's suit.
+    pair = finds_at([[0, 0], [0, 3.0]])
+    joined = read_with_neighbours(pair, np.stack([torn_h, torn_d]))
+    assert joined[0, class_id("9H")] < torn_h[class_id("9H")] and joined[1, class_id("9D")] < torn_d[class_id("9D")]

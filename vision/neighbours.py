@@ -33,9 +33,9 @@ in the geometric mean of the two sizes.
 
 Twenty-seventh session (one-off scripts on the cached finds and readings of ``scenes720d``'s first
 250 test scenes, the choice set, and of its first 300 val scenes, the training decks' other tables;
-mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5594 / 0.5703; the
-rank join alone 0.5639 / 0.5745; both **0.5676 / 0.5799** (0.5652 / 0.5785 before columns were
-kept out of the pairing). Had each find been joined with its true
+mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5624 / 0.5709; the
+rank join alone 0.5639 / 0.5745; both **0.5709 / 0.5803** (0.5652 / 0.5785 before columns were
+kept out of the pairing, 0.5676 / 0.5799 with them at the other corner's likeness 0.7). Had each find been joined with its true
 card's other corners (from the scene's labels) the choice set would have scored 0.5841: of the
 pairs this join makes between finds on labelled indexes, two thirds are one card's corners and four
 fifths at least the same card. Joining every like find in reach (not only the likest, mutual one)
@@ -76,11 +76,16 @@ COLUMN_STEP = (0.8, 2.2)
 #: 0.5779 / 0.5775 against 0.3's 0.5676 / 0.5799.
 COLUMN_COSINE = 0.9
 #: The other corner's reading and the find's are this alike (Bhattacharyya coefficient of their
-#: card probabilities) at least (choice set, as above: 0.3 / 0.6 / 0.7 / 0.8 scored 0.5497 / 0.5593
-#: / 0.5593 / 0.5585).
-OTHER_CORNER_LIKENESS = 0.7
+#: card probabilities) at least. Before the column rule (:data:`COLUMN_STEP`), too many cards of the
+#: same column passed a loose bound (choice set, the other corner alone, weight 0.5, finds from
+#: 0.1: 0.3 / 0.6 / 0.7 / 0.8 scored 0.5497 / 0.5593 / 0.5593 / 0.5585). With it, and the rank join
+#: (choice / val): 0 / 0.2 / 0.3 / **0.4** / 0.5 / 0.7 scored 0.5711 / 0.5712 / 0.5712 / 0.5709 /
+#: 0.5698 / 0.5676 and 0.5792 / 0.5798 / 0.5799 / 0.5803 / 0.5803 / 0.5799: a card's other corner
+#: helps most where the two readings disagree.
+OTHER_CORNER_LIKENESS = 0.4
 #: The other corner's reading weighs this much of the find's own (choice / val with the rank join at
-#: likeness 0.6: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771).
+#: likeness 0.6: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771; with the column rule, likeness 0.4: 0.3
+#: 0.5709 / 0.5803, 0.5 0.5703 / 0.5779).
 OTHER_CORNER_WEIGHT = 0.3
 #: Neighbours in rank lie this far from the find, in index sizes: a meld's next card, a card's
 #: other corners (choice / val, the rank join alone: 0.8–4 0.5645 / 0.5745, 0–4 0.5640 / 0.5745,

@@ -122,7 +122,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
         return probabilities.astype(np.float32)
     mass = probabilities[:, :cards].sum(axis=1, keepdims=True)
     reading = probabilities[:, :cards] / np.maximum(mass, _TINY)
-    distance, alike_size = _geometry(found)
+    offsets, distance, alike_size = _geometry(found)
     counted = (found.confidence >= NEIGHBOUR_FLOOR)
     eligible = alike_size & counted[:, None] & counted[None, :]
     np.fill_diagonal(eligible, False)
@@ -130,7 +130,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     # 1. The other corner: the mutual likest reading in reach and out of either find's column, joined whole.
     likeness = _likeness(reading)
     in_reach = eligible & (distance >= OTHER_CORNER_REACH[0]) & (distance <= OTHER_CORNER_REACH[1])
-    in_reach &= ~_in_column(found, distance, eligible)
+    in_reach &= ~_in_column(offsets, distance, eligible)
     score = np.where(in_reach, likeness, -1.0)
     likest = score.argmax(axis=1)
     paired = np.flatnonzero((score.max(axis=1) >= OTHER_CORNER_LIKENESS)
@@ -157,11 +157,10 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     return out.astype(np.float32)
 
 
-def _in_column(found: Detections, distance: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+def _in_column(offsets: np.ndarray, distance: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     """(n, n) whether find j lies in find i's column or i in j's: along the line from a find to its
-    nearest neighbour :data:`COLUMN_STEP` away (a meld's next card), the cosine over :data:`COLUMN_COSINE`."""
-    centres = (found.xyxy[:, :2].astype(np.float64) + found.xyxy[:, 2:]) / 2
-    offsets = centres[None, :] - centres[:, None]
+    nearest neighbour :data:`COLUMN_STEP` away (a meld's next card), the cosine over :data:`COLUMN_COSINE`.
+    ``offsets``, ``distance``: from :func:`_geometry`; ``eligible``: the pairs that may be neighbours."""
     directions = offsets / np.maximum(np.linalg.norm(offsets, axis=2, keepdims=True), _TINY)
     steps = np.where(eligible & (distance >= COLUMN_STEP[0]) & (distance <= COLUMN_STEP[1]), distance, np.inf)
     nearest = steps.argmin(axis=1)
@@ -171,15 +170,15 @@ def _in_column(found: Detections, distance: np.ndarray, eligible: np.ndarray) ->
     return in_column | in_column.T
 
 
-def _geometry(found: Detections) -> tuple[np.ndarray, np.ndarray]:
-    """(n, n) distances between the finds' centres in index sizes, and whether each two are of like size."""
-    xyxy = found.xyxy.astype(np.float64)
-    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
-    sizes = np.sqrt(np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), _TINY))
-    pair_size = np.sqrt(sizes[:, None] * sizes[None, :])
-    distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2) / pair_size
+def _geometry(found: Detections) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, n, 2) offsets from each find's centre to each other's (pixels), (n, n) the distances
+    between them in index sizes, and (n, n) whether each two are of like size."""
+    centres = found.centers.astype(np.float64)
+    sizes = np.sqrt(np.maximum(found.sizes.astype(np.float64).prod(axis=1), _TINY))
+    offsets = centres[None, :] - centres[:, None]
+    distance = np.linalg.norm(offsets, axis=2) / np.sqrt(sizes[:, None] * sizes[None, :])
     ratio = sizes[:, None] / sizes[None, :]
-    return distance, (ratio <= LIKE_SIZE) & (ratio >= 1 / LIKE_SIZE)
+    return offsets, distance, (ratio <= LIKE_SIZE) & (ratio >= 1 / LIKE_SIZE)
 
 
 def _likeness(distributions: np.ndarray) -> np.ndarray:

@@ -106,7 +106,8 @@ class CardDetector:
                  input_width: int | None = None, classifier=None, threads: int | None = None,
                  naming: str = "card") -> None:
         """``input_width``: the one width the network reads every frame at; by default each frame's
-        own (:func:`input_widths_for`). ``naming``: how a two-stage detector's classifier judges a find,
+        own (:func:`input_widths_for`, and for a wide frame the width its indexes call for,
+        :func:`wide_frame_width`, which the detector keeps for the next frame: :attr:`wide_width`). ``naming``: how a two-stage detector's classifier judges a find,
         by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")

@@ -7,8 +7,8 @@ frame in, detections out).
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
 Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
-default the width the app reads this frame at once it has seen it, the width its corner indexes call
-for: ``vision.detector.wide_frame_width``), so the ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (until the
+default the width the app reads a 1080p frame at, ``vision.detector.input_widths_for(1920)``), so the
+ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (until the
 twenty-fifth session stock predict ran on one, ultralytics' choice on a two-core machine). Every
 one keeps finds down to ``--conf`` (by default the table reader's threshold,
 ``vision.reading.READING_THRESHOLD``), and the two-stage
@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
-from vision.detector import MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, CardDetector  # noqa: E402
+from vision.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
 from vision.train import keep_threads  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
@@ -59,24 +59,14 @@ def median_ms(run, frame: np.ndarray, repeats: int) -> float:
     return statistics.median(times)
 
 
-def app_width(weights: Path, frame: np.ndarray, threads: int, conf: float) -> int:
-    """The width the app reads ``frame``, 1080p, at once it has read it (a video's next frames):
-    the width its corner indexes call for (``vision.detector.wide_frame_width``)."""
-    if frame.shape[1] < MAX_INPUT_WIDTH:
-        raise SystemExit(f"bench_detector: the bench frame is {frame.shape[1]} px wide, not a wide frame")
-    detector = CardDetector(weights, backend="openvino", threads=threads, conf=conf, classifier=False)
-    detector.boxes(frame)
-    return detector.wide_width
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--input-width", type=int,
-                        help="network input width for every backend (default: the app's for the bench frame)")
+    parser.add_argument("--input-width", type=int, default=input_widths_for(1920)[0],
+                        help="network input width for every backend (default %(default)s, the app's for 1080p)")
     parser.add_argument("--conf", type=float, default=READING_THRESHOLD,
                         help="confidence threshold for every backend (default %(default)s, the table reader's)")
     args = parser.parse_args()
@@ -86,7 +76,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     frame = synthetic_frame(args.atlas)
-    width = args.input_width or app_width(args.weights, frame, args.threads, args.conf)
+    width = args.input_width
     stock = YOLO(str(args.weights.with_suffix(".pt")))
 
     def detector(weights: Path, backend: str, **options) -> CardDetector:

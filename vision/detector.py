@@ -10,8 +10,7 @@ Three backends run the same network on the same input and share every step aroun
 Pre-processing scales the frame to a width the network reads (:func:`input_widths_for`) and pads it
 to a multiple of the network's stride; post-processing keeps boxes over the confidence threshold and
 suppresses overlaps whatever their class: one corner index is one card. A 1080p frame is read once,
-at the width of :data:`WIDE_FRAME_WIDTHS` that shows its corner indexes to the network nearest
-:data:`INDEX_PX_READ` tall (:func:`wide_frame_width`); a narrower one twice, at each of
+at its full width (:data:`MAX_INPUT_WIDTH`); a narrower one twice, at each of
 :data:`NARROW_FRAME_WIDTHS`, and the two readings' finds joined (:func:`join_views`).
 
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
@@ -31,7 +30,7 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections, iou
-from vision.reading import READING_THRESHOLD, SURE
+from vision.reading import SURE
 from vision import weights as weight_files
 from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
@@ -45,27 +44,13 @@ INPUT_WIDTH = 1280
 #: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
 #: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but those take 65–141 ms more than the one
 #: pass, past the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
+#: Twenty-eighth session, not kept: each 1080p frame read once at the width of 1600 / 1920 / 2240 px
+#: that shows its median find (0.2 or more) nearest 28 px tall to the network, kept for a video's
+#: next frames, lifted mAP50 (the choice set 0.6789 -> 0.6943, ``scenes1080v2`` 0.701 -> 0.711;
+#: one width for all, 2240 px, 0.6876) but read eight held-out 1080p hand videos worse (events in
+#: order 64 -> 57 of 107) and the test split's whole tables no better (melds with their ranks right
+#: 54.2 -> 52.6 %), so a 1080p frame stays at 1920 px (``models/TRAINING_LOG.md``).
 MAX_INPUT_WIDTH = 1920
-#: A frame :data:`MAX_INPUT_WIDTH` wide or more (a 1080p webcam's) is read once, at the width of
-#: these that shows its corner indexes to the network nearest :data:`INDEX_PX_READ` tall: the
-#: network learnt indexes of the training scenes' sizes, and a camera close to the table shows them
-#: up to six times taller than one far off (the median index of ``scenes1080d``'s first 250 test
-#: scenes is 8 px tall in a tenth of them and 50 px in another tenth). Twenty-eighth session, those
-#: 250 scenes (held-out decks, the choice set; one-off scripts on each scene's finds cached at each
-#: width): read at 1600 / 1920 (until then) / 2240 / 2400 px alone, mAP50 0.6599 / 0.6789 / 0.6876 /
-#: 0.6879; each scene at the width its own finds call for, nearest 22 / 24 / 26 / **28** / 32 px,
-#: 0.6909 / 0.6912 / 0.6926 / 0.6929 / 0.6926 from these widths, 0.6947 / 0.6947 / 0.6968 / 0.6968 /
-#: 0.6971 with 2400 too. 2400 is left out for time: the app's path on the bench frame takes 149 ms
-#: there, against 132 at 2240 and 86 at 1600 (``bench/bench_detector.py --input-width``). As
-#: shipped (each find's own confidence measures the frame, :func:`index_height`): the choice set
-#: 0.6789 → 0.6943, the test split at 1080p (``scenes1080v2``, not used to choose) 0.701 → 0.711.
-WIDE_FRAME_WIDTHS = (1600, MAX_INPUT_WIDTH, 2240)
-#: See :data:`WIDE_FRAME_WIDTHS`: the index height (network input pixels) a wide frame is read for.
-INDEX_PX_READ = 28.0
-#: A frame's index height is the median of its finds at least this sure (the table reader's
-#: threshold), when it has at least :data:`INDEXES_TO_MEASURE` of them.
-MEASURED_FROM = READING_THRESHOLD
-INDEXES_TO_MEASURE = 5
 #: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at
 #: both these widths, the training scenes' and the most, and the finds joined (:func:`join_views`):
 #: read at two sizes, an index missed or doubted at one is often found at the other, and the mean of
@@ -106,8 +91,7 @@ class CardDetector:
                  input_width: int | None = None, classifier=None, threads: int | None = None,
                  naming: str = "card") -> None:
         """``input_width``: the one width the network reads every frame at; by default each frame's
-        own (:func:`input_widths_for`, and for a wide frame the width its indexes call for,
-        :func:`wide_frame_width`, which the detector keeps for the next frame: :attr:`wide_width`). ``naming``: how a two-stage detector's classifier judges a find,
+        own (:func:`input_widths_for`). ``naming``: how a two-stage detector's classifier judges a find,
         by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -134,9 +118,6 @@ class CardDetector:
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
         self.naming = naming
-        #: The width the last wide frame was read at (:func:`wide_frame_width`): a video's next frame
-        #: shows the same table, so it is read at that width first.
-        self.wide_width = MAX_INPUT_WIDTH
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Corner indexes in the frame, in frame pixels."""
@@ -168,21 +149,11 @@ class CardDetector:
         two-stage detector's before its classifier names them (all of class 0)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
-        if self.input_width:
-            return self._view(frame_bgr, self.input_width, self.conf)
-        frame_width = frame_bgr.shape[1]
-        if frame_width < MAX_INPUT_WIDTH:
-            joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR)
-                                 for width in input_widths_for(frame_width)])
-            return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
-        # A wide frame: read at the width the last one called for, and again where its own corner
-        # indexes call for another (a still picture, or the camera moved), which the next frame keeps.
-        found = self._view(frame_bgr, self.wide_width, self.conf)
-        height = index_height(found)
-        if height is not None and (wanted := wide_frame_width(frame_width, height)) != self.wide_width:
-            self.wide_width = wanted
-            found = self._view(frame_bgr, wanted, self.conf)
-        return found
+        widths = (self.input_width,) if self.input_width else input_widths_for(frame_bgr.shape[1])
+        if len(widths) == 1:
+            return self._view(frame_bgr, widths[0], self.conf)
+        joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
+        return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
 
     def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
         """The network's finds in the frame read at one width, at a threshold, in frame pixels."""
@@ -196,25 +167,10 @@ def classifier_runtime(backend: str) -> str:
 
 
 def input_widths_for(frame_width: int) -> tuple[int, ...]:
-    """The widths the network first reads a frame this wide at: a frame narrower than
+    """The widths the network reads a frame this wide at: a frame narrower than
     :data:`MAX_INPUT_WIDTH` at each of :data:`NARROW_FRAME_WIDTHS`; a wider one once, at
-    :data:`MAX_INPUT_WIDTH` when the detector has read no wide frame before, and then at the width
-    its corner indexes call for (:func:`wide_frame_width`)."""
+    :data:`MAX_INPUT_WIDTH`."""
     return NARROW_FRAME_WIDTHS if frame_width < MAX_INPUT_WIDTH else (MAX_INPUT_WIDTH,)
-
-
-def index_height(found: Detections) -> float | None:
-    """The typical height (frame pixels) of a frame's corner indexes: the median of its finds at
-    least :data:`MEASURED_FROM` sure; ``None`` with fewer than :data:`INDEXES_TO_MEASURE` of them."""
-    sure = found.xyxy[found.confidence >= MEASURED_FROM]
-    return float(np.median(sure[:, 3] - sure[:, 1])) if len(sure) >= INDEXES_TO_MEASURE else None
-
-
-def wide_frame_width(frame_width: int, height: float) -> int:
-    """The width of :data:`WIDE_FRAME_WIDTHS` at which a frame ``frame_width`` wide shows indexes
-    ``height`` frame pixels tall nearest :data:`INDEX_PX_READ` tall (nearest by ratio)."""
-    wanted = frame_width * INDEX_PX_READ / max(height, 1.0)
-    return min(WIDE_FRAME_WIDTHS, key=lambda width: abs(np.log(width / wanted)))
 
 
 def join_views(views: list[Detections], min_iou: float = JOIN_IOU) -> Detections:

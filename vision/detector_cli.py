@@ -127,8 +127,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=int, help="first N test scenes only")
     evaluate.add_argument("--input-width", type=int, help="run the network once on frames scaled to this width "
-                          "(default: the app's widths for each frame: two for a narrow frame, for a wide one the width "
-                          "its indexes call for, vision.detector.wide_frame_width)")
+                          "(default: the detector's own widths for each frame, vision.detector.input_widths_for)")
     evaluate.set_defaults(run=_run_evaluate)
 
 

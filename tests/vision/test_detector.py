@@ -18,8 +18,7 @@ import pytest
 from vision.augment import photograph
 from vision.detections import Detections
 from vision.index_classifier import BACKGROUND
-from vision.detector import (INDEX_PX_READ, MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, WIDE_FRAME_WIDTHS, CardDetector,
-                             index_height, input_widths_for, join_views, wide_frame_width,
+from vision.detector import (MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, CardDetector, input_widths_for, join_views,
                              postprocess, preprocess)
 from vision.render import render_scene
 from vision.synth import build_scene
@@ -114,11 +113,11 @@ def test_preprocess_scales_to_the_input_width_and_pads_to_the_stride():
     np.testing.assert_array_equal(rgb[0, :, 0, 0], np.float32([51, 0, 255]) / np.float32(255))  # planes R, G, B
 
 
-def test_a_1080p_frame_is_first_read_once_at_its_width_and_a_narrower_one_twice():
+def test_a_1080p_frame_is_read_once_at_its_width_and_a_narrower_one_twice():
     assert input_widths_for(960) == NARROW_FRAME_WIDTHS == (1280, 1920)  # the demo's frames
     assert input_widths_for(1280) == NARROW_FRAME_WIDTHS  # a 720p camera's
-    assert input_widths_for(1920) == (MAX_INPUT_WIDTH,) == (1920,)  # a 1080p frame at its full width, at first
-    assert input_widths_for(3840) == (MAX_INPUT_WIDTH,)  # a 4K one shrunk to it (then: wide_frame_width)
+    assert input_widths_for(1920) == (MAX_INPUT_WIDTH,) == (1920,)  # a 1080p frame at its full width
+    assert input_widths_for(3840) == (MAX_INPUT_WIDTH,)  # a 4K one shrunk to it
 
 
 def test_the_detector_reads_each_frame_at_its_widths_unless_told_one(random_model):
@@ -134,40 +133,6 @@ def test_the_detector_reads_each_frame_at_its_widths_unless_told_one(random_mode
     seen(CardDetector(random_model, classifier=False)).detect(frame[:540, :960])
     seen(CardDetector(random_model, classifier=False, input_width=640)).detect(frame)
     assert widths == [MAX_INPUT_WIDTH, *NARROW_FRAME_WIDTHS, 640]
-
-
-def test_a_wide_frame_is_read_at_the_width_that_shows_its_indexes_nearest_the_size_the_network_reads():
-    assert WIDE_FRAME_WIDTHS == (1600, 1920, 2240) and INDEX_PX_READ == 28
-    assert wide_frame_width(1920, 28) == 1920  # already the size it reads
-    assert wide_frame_width(1920, 8) == wide_frame_width(1920, 24) == 2240  # small: enlarged, up to the widest
-    assert wide_frame_width(1920, 40) == wide_frame_width(1920, 80) == 1600  # a close camera's: shrunk
-    assert wide_frame_width(3840, 56) == 1920  # a 4K frame's indexes twice as tall in frame pixels
-    tall = [(0, 0, 10, h, 0.9, 0) for h in (10, 12, 14, 30, 40)]
-    assert index_height(found(*tall)) == 14  # the median
-    assert index_height(found(*tall[:4])) is None  # too few to judge
-    assert index_height(found(*tall, *[(0, 0, 10, 90, 0.1, 0)] * 9)) == 14  # unsure finds are not measured
-
-
-def test_a_video_s_wide_frames_are_read_again_only_when_their_indexes_call_for_another_width(random_model):
-    detector = CardDetector(random_model, classifier=False)
-    heights, widths = [12.0, 6], []
-
-    def view(frame, width, conf):  # the network's finds: heights[1] indexes heights[0] frame pixels tall
-        widths.append(width)
-        return found(*[(0, 0, heights[0], heights[0], 0.9, 0)] * heights[1])
-
-    detector._view = view
-    frame = np.zeros((1080, 1920, 3), np.uint8)
-    detector.detect(frame)  # a still picture of small indexes: read at 1920, then enlarged
-    detector.detect(frame)  # the next frame of the video: read once, at the width kept
-    heights[0] = 45.0
-    detector.detect(frame)  # the camera came closer: read again, shrunk
-    heights[:] = 12.0, 4
-    detector.detect(frame)  # too few indexes to judge: the width is kept
-    assert widths == [1920, 2240, 2240, 2240, 1600, 1600]
-    widths.clear()
-    detector.detect(frame[:720, :1280])  # a narrower frame: its two widths, whatever the wide ones were
-    assert widths == list(NARROW_FRAME_WIDTHS)
 
 
 def found(*rows) -> Detections:

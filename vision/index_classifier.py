@@ -239,8 +239,8 @@ class IndexClassifier:
         if not len(crops_bgr):
             return np.zeros((0, self.classes), np.float32)
         if not both_ways:
-            return _softmax(self._logits(crops_bgr))
-        both = _softmax(self._logits(both_ways_up(crops_bgr)))
+            return softmax(self._logits(crops_bgr))
+        both = softmax(self._logits(both_ways_up(crops_bgr)))
         return (both[:len(crops_bgr)] + both[len(crops_bgr):]) / 2
 
     def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -368,7 +368,8 @@ def to_array(crops_bgr: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(crops_bgr[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255)
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Rows of logits (log-probabilities up to a constant) as probabilities summing to one."""
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     return exp / exp.sum(axis=1, keepdims=True)
 

@@ -54,6 +54,7 @@ import numpy as np
 from companion.cards import JOKER, RANKS
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
+from vision.index_classifier import softmax
 from vision.reading import READING_THRESHOLD
 
 #: Finds this sure of being an index (the detector's confidence) are neighbours; others are read alone.
@@ -137,7 +138,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
                             & (likest[likest] == np.arange(len(likest))))
     logs = np.log(np.maximum(reading, _TINY))
     reading = reading.copy()
-    reading[paired] = _normalised((logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]])
+    reading[paired] = softmax((logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]])
                                   / (1 + OTHER_CORNER_WEIGHT))
 
     # 2. The rank, with every like neighbour in reach; the suit given the rank stays the find's.
@@ -146,7 +147,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     weights = (in_reach & (_likeness(ranks) >= RANK_LIKENESS)) * NEIGHBOUR_WEIGHT
     joined = np.flatnonzero(weights.sum(axis=1))
     rank_logs = np.log(np.maximum(ranks, _TINY))
-    new_ranks = _normalised((rank_logs[joined] + weights[joined] @ rank_logs)
+    new_ranks = softmax((rank_logs[joined] + weights[joined] @ rank_logs)
                             / (1 + weights[joined].sum(axis=1, keepdims=True)))
     suit_given_rank = reading[joined] / np.maximum(ranks[joined] @ _RANK_OF_CLASS.T, _TINY)
     rows = suit_given_rank * (new_ranks @ _RANK_OF_CLASS.T)
@@ -185,9 +186,3 @@ def _likeness(distributions: np.ndarray) -> np.ndarray:
     """(n, n) Bhattacharyya coefficients of the rows: 1 for the same distribution, 0 for disjoint ones."""
     roots = np.sqrt(np.maximum(distributions, 0.0))
     return roots @ roots.T
-
-
-def _normalised(logs: np.ndarray) -> np.ndarray:
-    """Rows of log-probabilities (up to a constant) as probabilities summing to one."""
-    values = np.exp(logs - logs.max(axis=1, keepdims=True))
-    return values / values.sum(axis=1, keepdims=True)

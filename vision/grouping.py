@@ -103,9 +103,13 @@ def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, h
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
              and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
     laid = [c for g in groups if g not in hands for c in g]
-    strays = [g for g in hands if _end_of_column(g, laid, width, height)]
-    hands = [g for g in hands if g not in strays]
+    strays = [g for g in hands if _threes_row(g) or _end_of_column(g, laid, width, height)]
+    # Spread hands lie further out than every meld column reaches (players spread them beyond
+    # their melds): a row short of a column's far end is that column's misread end, which no play
+    # explains, so it counts for nothing.
     laid += [c for g in strays for c in g]
+    reach = max((c.top_left[1] for c in laid), default=-np.inf)
+    hands = [g for g in hands if g not in strays and min(c.top_left[1] for c in g) > reach]
     threes = [c for c in laid if Card.parse(c.code).is_three]
     melds, piles = [], []
     for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
@@ -174,16 +178,20 @@ def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], seen: CardsSee
 
 
 def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:
-    """Whether cards past the hand line are the end of a meld column above them whose middle cards
-    went unseen (under an arm, or only a lower index showing): cards of the column's one rank, or
-    wild cards below wild cards, just below the column."""
-    kinds = {_kind(card) for card in group}
-    if len(kinds) > 1:
-        return False
-    kind = kinds.pop()
-    top = min(group, key=lambda card: card.top_left[1])
-    return any(_kind(card) == kind and abs(top.top_left[0] - card.top_left[0]) < width
-               and 0 < top.top_left[1] - card.top_left[1] < 2 * height for card in laid)
+    """Whether cards past the hand line are the ends of meld columns above them whose middle cards
+    went unseen (under an arm, or only a lower index showing): each card of its column's rank, or a
+    wild card below wild cards, just below a column. The ends of two columns side by side may link
+    into one row (a table turned askew to the camera), so each card is matched on its own."""
+    return all(any(_kind(end) == _kind(card) and abs(end.top_left[0] - card.top_left[0]) < width
+                   and 0 < end.top_left[1] - card.top_left[1] < 2 * height for card in laid) for end in group)
+
+
+def _threes_row(group: list[SeenCard]) -> bool:
+    """Whether a row past the hand line is a team's threes: every three is laid face up the moment
+    it is drawn (seed 000 §Threes; only the draw pile's last card, or a straight being collected,
+    stays in a hand), so a row of threes alone is the threes row, which lies beside the melds and
+    reaches as far out as they do, not a spread hand."""
+    return all(Card.parse(card.code).is_three for card in group)
 
 
 def _kind(card: SeenCard) -> str:

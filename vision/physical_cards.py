@@ -32,6 +32,9 @@ from vision.team_areas import MIDDLE, TableFrame
 
 #: The view of a video's table is the median of its measurements over this many recent frames.
 VIEW_FRAMES = 25
+#: Degrees the view's turn of a side may move before the index diagonals measured in the frame
+#: turned as before are forgotten.
+TURN_MOVED = 4.0
 #: The turn card's place is remembered once read in this many of the recent frames; an index of its
 #: code within the second number of index sizes of it is the turn card.
 MIN_TURN_CARD_READS = 3
@@ -80,6 +83,10 @@ MIN_SIZE_PAIRS = 8
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
+#: A card seen at four corners: its diagonals as long as each other, and their middles as near, within
+#: the first share of the longer; its index rectangle between these many times as tall as wide (the
+#: decks' lie about 1.4 to 1.5).
+FOUR_CORNERS = (0.1, (1.15, 2.0))
 
 
 @dataclass(frozen=True)
@@ -117,10 +124,17 @@ class ViewMemory:
     turn_cards: deque = field(default_factory=lambda: deque(maxlen=VIEW_FRAMES))  #: (code, image point) read
 
     def turn(self, side: str, measured: float | None) -> float | None:
+        """The side's turn as recently measured. Where it moves by more than :data:`TURN_MOVED` (the
+        first meld column shows a table turned askew, read unturned until then), the index diagonals
+        measured before are forgotten: they were measured in a frame turned otherwise."""
         recent = self.turns.setdefault(side, deque(maxlen=VIEW_FRAMES))
+        before = float(np.median(recent)) if recent else 0.0
         if measured is not None:
             recent.append(measured)
-        return float(np.median(recent)) if recent else None
+        now = float(np.median(recent)) if recent else None
+        if abs((now or 0.0) - before) > TURN_MOVED:
+            self.diagonals.pop(side, None)
+        return now
 
     def saw_turn_card(self, code: str, point: np.ndarray) -> None:
         self.turn_cards.append((code, np.asarray(point, float)))
@@ -407,6 +421,7 @@ def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DE
     _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT, same_deck)
     _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, same_deck, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
+    _four_corners_of_one_card(card_of, class_id, upright, sides)
     _only_two(card_of, class_id, upright, sides, diagonals[0], sizes, same_deck, slopes)
     return list({id(card): card for card in card_of.values()}.values())
 
@@ -474,6 +489,39 @@ def _fourth_corners(card_of: dict[int, list[int]], class_id, upright, sides, dia
             k = min(distance, key=distance.get)
             card.append(k)
             card_of[k] = card
+
+
+def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, sides) -> None:
+    """Two cards of one class, each seen by two opposite corners, are one card seen at all four
+    where their diagonals make an upright card's index rectangle (:func:`_crossing_diagonals`): a
+    card of a deck with indexes in all four corners lying alone (a canasta pile, a three), turned
+    further than pairing allows, as a frame with no meld column to measure the table's turn reads
+    it (held-out hand video seed 36)."""
+    parts = [card for card in {id(card): card for card in card_of.values()}.values() if len(card) == 2]
+    for number, a in enumerate(parts):
+        for b in parts[number + 1:]:
+            if len(a) != 2 or len(b) != 2 or class_id[a[0]] != class_id[b[0]] or sides[a[0]] != sides[b[0]] \
+                    or sides[a[0]] == MIDDLE or not _crossing_diagonals(*upright[a], *upright[b]):
+                continue
+            a += b
+            for k in b:
+                card_of[k] = a
+            b.clear()
+
+
+def _crossing_diagonals(p: np.ndarray, q: np.ndarray, r: np.ndarray, t: np.ndarray) -> bool:
+    """Whether ``p``–``q`` and ``r``–``t`` are the two diagonals of a card's index rectangle: as long
+    as each other and crossing at their middles (a rectangle's), the rectangle between
+    :data:`FOUR_CORNERS` times as tall as wide and standing up in the frame. Twins two cards apart
+    in a column, each seen at two opposite corners, cross nowhere near their middles."""
+    tolerance, (low, high) = FOUR_CORNERS
+    first, second = float(np.linalg.norm(q - p)), float(np.linalg.norm(t - r))
+    longer = max(first, second)
+    if abs(first - second) > tolerance * longer or np.linalg.norm((p + q) / 2 - (r + t) / 2) > tolerance * longer:
+        return False
+    (short, _), (long, down) = sorted(((float(np.linalg.norm(side)), side) for side in (r - p, t - p)),
+                                      key=lambda item: item[0])
+    return short > 0 and low <= long / short <= high and abs(down[1]) > abs(down[0])
 
 
 def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes, tolerance, same_deck: float,

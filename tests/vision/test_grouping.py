@@ -132,3 +132,18 @@ def test_the_misread_ends_of_long_columns_are_no_spread_hand():
     assert not reading.teams["A"].piles
     codes = sorted(c for m in reading.teams["A"].melds for c in m.codes)
     assert codes.count("6S") == 1 and codes.count("8C") == 1 and "9D" not in codes
+
+
+def test_lone_cards_seen_at_four_corners_turned_askew_are_one_card_each():
+    # Two squared canastas of a deck with indexes in all four corners, turned 13° in a frame with no
+    # meld column to measure the table's turn by (held-out hand video seed 36, frame 60): each
+    # card's indexes paired along its two diagonals, which cross at their middles. Two canasta
+    # piles, not two melds of two cards.
+    boxes = {"6C": [(549, 633, 565, 661), (611, 647, 627, 675), (528, 722, 544, 750), (590, 737, 606, 765)],
+             "10H": [(663, 658, 678, 686), (725, 672, 740, 700), (642, 748, 657, 777), (704, 763, 719, 791)]}
+    detections = Detections(np.array([box for found in boxes.values() for box in found], float), np.ones(8),
+                            np.array([class_id(code) for code, found in boxes.items() for _ in found]))
+    areas = {"A": [[0, 560], [1920, 560], [1920, 1080], [0, 1080]], "B": [[0, 0], [1920, 0], [1920, 440], [0, 440]]}
+    reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
+    assert [pile.top.code for pile in reading.teams["A"].piles] == ["6C", "10H"]
+    assert not reading.teams["A"].melds

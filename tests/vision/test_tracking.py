@@ -98,6 +98,20 @@ def test_the_view_of_a_video_is_the_median_of_its_recent_frames():
     assert memory.turn("A", None) == 10.0
 
 
+def test_index_diagonals_measured_before_the_view_turned_are_forgotten():
+    # The first frames show lone cards only, read unturned; once meld columns show the table turned
+    # 13°, the diagonals measured in the unturned frame no longer fit (held-out video seed 36).
+    memory = ViewMemory()
+    for _ in range(10):
+        memory.turn("A", None)
+        memory.diagonal("A", [np.array([49.0, 100.0])])
+    for _ in range(3):
+        memory.turn("A", 13.0)
+    assert memory.diagonal("A", [np.array([63.0, 90.0])])[0].tolist() == [63.0, 90.0]
+    memory.turn("A", 12.0)  # a turn measured about as before keeps them
+    assert memory.diagonal("A", None)[0].tolist() == [63.0, 90.0]
+
+
 def test_guessed_canasta_suits_give_way_to_cards_seen_later():
     from vision.tracking import settle_guesses
 

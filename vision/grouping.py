@@ -104,10 +104,10 @@ def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, h
              and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
     laid = [c for g in groups if g not in hands for c in g]
     strays = [g for g in hands if _threes_row(g) or _end_of_column(g, laid, width, height)]
+    laid += [c for g in strays for c in g]
     # Spread hands lie further out than every meld column reaches (players spread them beyond
     # their melds): a row short of a column's far end is that column's misread end, which no play
     # explains, so it counts for nothing.
-    laid += [c for g in strays for c in g]
     reach = max((c.top_left[1] for c in laid), default=-np.inf)
     hands = [g for g in hands if g not in strays and min(c.top_left[1] for c in g) > reach]
     threes = [c for c in laid if Card.parse(c.code).is_three]

@@ -39,7 +39,7 @@ TURN_MOVED = 4.0
 #: code within the second number of index sizes of it is the turn card (its place is the middle of
 #: the indexes it was read by: the two at its end lie about 1.15 index sizes either side of it, its
 #: twin's on the discard pile about 2.4 away in held-out hand video seed 37; 0.75 until the
-#: thirtieth session, when the turn card was read by one index).
+#: twenty-ninth session, when the turn card was read by one index).
 MIN_TURN_CARD_READS = 3
 TURN_CARD_NEAR = 1.25
 #: An index box this many times as wide as tall lies sideways (the turn card's, 28 × 15 pixels at

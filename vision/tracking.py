@@ -67,7 +67,8 @@ _NO_CHANGE = object()
 TURN_CARD_MOVE = 1.5
 #: A spread hand's row shows at least this many cards (one card past the hand line is more likely a
 #: stray index of a meld whose other cards are hidden, and two such in rows of their own no likelier
-#: a spread: on eight hand videos of the held-out decks, 77 → 85 of 131 events in order).
+#: a spread: on eight new hand videos of the held-out decks, seeds 35–42, 77 → 85 of 131 events in
+#: order, twenty-ninth session).
 MIN_SPREAD_CARDS = 2
 
 

@@ -58,7 +58,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         width, height = seen.card_size(team)
         side = [c for c in seen.cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
-    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -211,13 +211,16 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
     return tuple(tuple(_read(c) for c in sorted(r, key=lambda c: c.top_left[0])) for r in rows)
 
 
-def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False
-            ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False,
+            known: str | None = None) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
     pile as team A sees the table, so it is the card of a second heap to the left. Only its end
     sticks out from under the draw pile, so the gap seen is small; a card of the discard pile
     peeking out beside the top one leaves as big a gap. In the table's top-down view the turn card
-    also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart."""
+    also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart. Of that heap's
+    cards the one of the ``known`` code (the turn card as the video's earlier frames read it) is
+    it, else the surest: a card of the discard pile pushed aside may read surer (held-out hand
+    video seed 37, where the turn card was reported drawn early)."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
@@ -230,7 +233,7 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     heap = [c for c in cards[:cut] if not top_down or 0 < c.index_aspect < SIDEWAYS]
     if not heap:
         return tuple(_read(c) for c in cards), None
-    turn_card = max(heap, key=lambda c: c.confidence)
+    turn_card = max(heap, key=lambda c: (c.code == known, c.confidence))
     end, rest = _turn_card_end(turn_card, width)
     return tuple(_read(c) for c in cards if c is not turn_card) + rest, end
 

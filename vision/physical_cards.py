@@ -174,6 +174,7 @@ class CardsSeen:
     diagonals: dict[str, tuple[float, float]]  #: side -> typical top-left to bottom-right index offset
     top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
     same_deck: float = SAME_DECK_SIZES[1]  #: how many times bigger one index of a card may be than another
+    turn_card: str | None = None  #: the turn card's code as the video's earlier frames read it
 
     def one_deck(self, card: SeenCard, other: SeenCard) -> bool:
         """Whether two cards' indexes are about one size, as one deck prints them (unknown sizes are)."""
@@ -240,7 +241,9 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         for members in found:
             cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
                                aspects))
-    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck)
+    known = memory.turn_card() if memory is not None else None
+    return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck,
+                     known[0] if known else None)
 
 
 def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes) -> None:

@@ -169,3 +169,17 @@ def test_the_turn_card_seen_at_both_indexes_of_its_end_stays_one_card():
     reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}), memory)
     assert reading.turn_card.code == "4H" and reading.turn_card.box == (918.0, 508.5, 955.0, 589.0)
     assert sorted(card.code for card in reading.discard) == ["4H", "6C", "6C"]
+
+
+def test_the_turn_card_read_in_earlier_frames_is_preferred_in_the_heap_left_of_the_discard_pile():
+    # Left of the discard pile lie the turn card and a card of the pile pushed aside; the pile's
+    # card reads surer (held-out hand video seed 37). Once the video's earlier frames read the turn
+    # card, the card of its code is it.
+    turn = replace(_card("5D", "-", -1.0, 0.0), confidence=0.45)
+    aside = replace(_card("3C", "-", -0.8, 0.05), confidence=0.6)
+    pile = _card("9S", "-", 0.5, 0.0)
+    cards = (turn, aside, pile, *_column("QD", "A", -1.0, 0.7))
+    unknown = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}), (1920, 1080))
+    known = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}, turn_card="5D"), (1920, 1080))
+    assert unknown.turn_card.code == "3C"
+    assert known.turn_card.code == "5D" and sorted(c.code for c in known.discard) == ["3C", "9S"]

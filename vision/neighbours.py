@@ -139,7 +139,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     logs = np.log(np.maximum(reading, _TINY))
     reading = reading.copy()
     reading[paired] = softmax((logs[paired] + OTHER_CORNER_WEIGHT * logs[likest[paired]])
-                                  / (1 + OTHER_CORNER_WEIGHT))
+                              / (1 + OTHER_CORNER_WEIGHT))
 
     # 2. The rank, with every like neighbour in reach; the suit given the rank stays the find's.
     ranks = reading @ _RANK_OF_CLASS
@@ -148,7 +148,7 @@ def read_with_neighbours(found: Detections, probabilities: np.ndarray) -> np.nda
     joined = np.flatnonzero(weights.sum(axis=1))
     rank_logs = np.log(np.maximum(ranks, _TINY))
     new_ranks = softmax((rank_logs[joined] + weights[joined] @ rank_logs)
-                            / (1 + weights[joined].sum(axis=1, keepdims=True)))
+                        / (1 + weights[joined].sum(axis=1, keepdims=True)))
     suit_given_rank = reading[joined] / np.maximum(ranks[joined] @ _RANK_OF_CLASS.T, _TINY)
     rows = suit_given_rank * (new_ranks @ _RANK_OF_CLASS.T)
     reading[joined] = rows / np.maximum(rows.sum(axis=1, keepdims=True), _TINY)

@@ -62,6 +62,11 @@ class CardReader:
         """Forget the view measured so far: the next frame is of another video, or a photo."""
         self._memory = None
 
+    def new_hand(self) -> None:
+        """Forget the last hand's turn card; the view measured so far still serves (one camera)."""
+        if self._memory is not None:
+            self._memory[2].new_hand()
+
     def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
         """Successive frames are taken as one video's: the view measured on a frame that shows
         enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up

@@ -145,6 +145,11 @@ class ViewMemory:
     def saw_turn_card(self, code: str, point: np.ndarray) -> None:
         self.turn_cards.append((code, np.asarray(point, float)))
 
+    def new_hand(self) -> None:
+        """Forget the turn card: each hand has its own (seed 000, the deal: a card laid sideways
+        across the bottom eight of the draw pile). The camera's view of the table is kept."""
+        self.turn_cards.clear()
+
     def turn_card(self) -> tuple[str, np.ndarray] | None:
         """Where the turn card lies, as the recent readings that found it put it (the code read most
         often, at the median of its points), once read in a few frames: it never moves."""

@@ -40,6 +40,7 @@ class ReadingWorker(QObject):
         self._threshold: float | None = None  #: a detection threshold it takes up likewise
         self._classifier = None  #: an index classifier it names the detector's finds with, likewise
         self._new_view = False  #: the next frame is another video's: the reader forgets the view it measured
+        self._new_hand = False  #: the next frame is of a new hand: the reader forgets the last one's turn card
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         """Called from the frame thread: keep only the newest frame."""
@@ -58,6 +59,11 @@ class ReadingWorker(QObject):
             if setup is not None:
                 self._setup = setup
             return self._take
+
+    def new_hand(self) -> None:
+        """The next frames show a new hand: the reader forgets the turn card it read in the last."""
+        with self._wake:
+            self._new_hand = True
 
     def use_threshold(self, threshold: float) -> None:
         """The reader keeps detections at least this sure from its next reading on."""
@@ -85,12 +91,15 @@ class ReadingWorker(QObject):
                 threshold, self._threshold = self._threshold, None
                 classifier, self._classifier = self._classifier, None
                 new_view, self._new_view = self._new_view, False
+                new_hand, self._new_hand = self._new_hand, False
             if setup is not None:
                 self.reader.setup = setup  # only this thread touches the reader
             if classifier is not None and hasattr(getattr(self.reader, "detector", None), "classifier"):
                 self.reader.detector.classifier = classifier
             if new_view and hasattr(self.reader, "new_view"):
                 self.reader.new_view()
+            elif new_hand and hasattr(self.reader, "new_hand"):
+                self.reader.new_hand()
             try:
                 if threshold is not None:  # a bad one (a hand-edited settings file) is reported, not fatal
                     self.reader.threshold = threshold
@@ -141,6 +150,10 @@ class LiveReading(QObject):
     def use_setup(self, setup) -> None:
         """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`."""
         self._take = self._worker.start_over(setup)
+
+    def new_hand(self) -> None:
+        """A new hand is dealt: its turn card is not the last hand's."""
+        self._worker.new_hand()
 
     def use_threshold(self, threshold: float) -> None:
         """The players' detection threshold (Settings), for the readings from now on."""

@@ -130,9 +130,9 @@ class MainWindow(QMainWindow):
         self.newest_frame = None  #: the picture the video showed last (BGR), for teaching the reader
         self._build_menu()
         self.statusBar().showMessage(reader_message)
+        self.live: LiveReading | None = None
         self._resume_saved_hand()
         self.readings_taken = 0
-        self.live: LiveReading | None = None
         if self.reader is not None:
             self.live = LiveReading(self.reader, self)
             self.live.reading.connect(self.on_reading)
@@ -315,6 +315,8 @@ class MainWindow(QMainWindow):
         self.meld_outlines: list[tuple[tuple[float, float, float, float], bool]] = []
         self.last_frame_read = -1
         self.broken_rule.clear()
+        if self.live is not None:
+            self.live.new_hand()  # the reader forgets the last hand's turn card
         self._save_hand()
         self.refresh_table()
 

@@ -18,6 +18,7 @@ from companion.app.main_window import DEMO_VIDEO, MainWindow
 from companion.handfile import score_report
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth
+from vision.detections import Detections
 from vision.evaluate_video import team_areas
 from vision.reading import READING_THRESHOLD, TableReading
 from vision.team_areas import TableSetup
@@ -225,6 +226,38 @@ def test_another_video_is_read_without_the_view_measured_on_the_last(qtbot):
     qtbot.waitUntil(lambda: 2 in reader.calls, timeout=5000)
     live.stop()
     assert reader.calls[-2:] == ["new view", 2]
+
+
+def test_a_new_hand_is_read_without_the_last_hands_turn_card(qtbot, store, monkeypatch):
+    # The demo plays again (its frame numbers go back): a new hand is dealt, with a turn card of its
+    # own, so the reading thread tells the reader to forget the one it read (the camera's view stays).
+    class Reader:
+        def __init__(self):
+            self.calls = []
+
+        def new_hand(self):
+            self.calls.append("new hand")
+
+        def new_view(self):
+            self.calls.append("new view")
+
+        def read(self, frame):
+            self.calls.append(int(frame[0, 0, 0]))
+            return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]))
+
+    reader = Reader()
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (reader, "Card reader ready"))
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    window.live.offer(0, np.full((4, 4, 3), 1, np.uint8))
+    qtbot.waitUntil(lambda: 1 in reader.calls, timeout=5000)
+    assert "new hand" not in reader.calls
+    empty = read_table(Detections.empty(), (4, 4))
+    window.on_reading(50, empty)
+    window.on_reading(0, empty)  # the video started over
+    window.live.offer(0, np.full((4, 4, 3), 2, np.uint8))
+    qtbot.waitUntil(lambda: 2 in reader.calls, timeout=5000)
+    assert reader.calls[-2:] == ["new hand", 2]
 
 
 def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_the_table(qtbot, store, monkeypatch):

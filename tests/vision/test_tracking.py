@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.evaluate_video import evaluate_video
-from vision.physical_cards import VIEW_FRAMES, ViewMemory
+from vision.physical_cards import MIN_TURN_CARD_READS, VIEW_FRAMES, ViewMemory
 from vision.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.tracking import TableTracker
 
@@ -141,6 +141,18 @@ def test_the_reader_lends_a_video_frame_under_an_arm_the_view_and_a_new_photo_no
     assert not reader.read_detections(under_arm, size).teams["B"].hands
     reader.new_view()
     assert reader.read_detections(under_arm, size).teams["B"].hands  # alone, the frame misleads
+
+
+def test_a_new_hand_forgets_the_turn_card_and_keeps_the_view():
+    # Each hand has its own turn card (seed 000, the deal); the camera and the table stay.
+    memory = ViewMemory()
+    memory.turn("A", 5.0)
+    for _ in range(MIN_TURN_CARD_READS):
+        memory.saw_turn_card("KD", np.array([400.0, 300.0]))
+    assert memory.turn_card()[0] == "KD"
+    memory.new_hand()
+    assert memory.turn_card() is None
+    assert memory.turn("A", None) == 5.0
 
 
 def test_single_cards_past_the_hand_line_do_not_end_the_hand():

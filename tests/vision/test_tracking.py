@@ -83,6 +83,9 @@ def test_simulated_hand_video_events_dead_ranks_and_turn_card(seed):
     assert result.events_match, list(zip(result.truth_events, result.read_events))
     assert result.dead_ranks[0] == result.dead_ranks[1]
     assert result.turn_card_drawn == (True, True)
+    # The melds at the end hold what the hand laid: no card more or fewer per team and rank.
+    assert result.meld_cards[1] == result.meld_cards[0] and sum(result.meld_cards[0].values()) >= 20
+    assert (result.meld_cards_extra, result.meld_cards_missing) == (0, 0)
 
 
 def test_the_view_of_a_video_is_the_median_of_its_recent_frames():
@@ -172,3 +175,48 @@ def test_single_cards_past_the_hand_line_do_not_end_the_hand():
     for reading in [spread] * 3:
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
+
+
+def _opened_with(tracker: TableTracker, meld: list[str]) -> None:
+    settle = tracker.confirm * tracker.shrink_factor
+    for reading in [_reading()] * 2 + [_reading([meld])] * (2 + settle):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"]
+
+
+def test_a_card_read_once_more_than_the_pack_holds_is_another_card_misread():
+    # Held-out video seed 35: six jacks laid, J♣ among them; a reading that shows the six with the
+    # J♣ read as a third J♠ (two decks hold two) adds nothing, so the jacks are no canasta.
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    _opened_with(tracker, ["JD", "JH", "JS"])
+    for reading in [_reading([["JD", "JH", "JS", "JC", "JH", "JS"]])] * 2 \
+            + [_reading([["JD", "JH", "JH", "JS", "JS", "JS"]])] * gone:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "added_to_meld"]
+    assert len(tracker.state.teams["A"].melds[0].cards) == 6 and "J" not in tracker.state.dead_ranks
+    # Held-out video seed 27: the seventh card laid, read as a third J♠, is still the seventh: a
+    # jack of a suit the pack still has.
+    for reading in [_reading([["JD", "JH", "JH", "JS", "JS", "JS", "JC"]])] * 2:
+        tracker.update(reading)
+    assert tracker.events[-1].kind == "canasta" and tracker.events[-1].cards[0] in ("JC", "JD")
+    assert "J" in tracker.state.dead_ranks
+
+
+def test_a_meld_reaching_seven_under_an_arm_is_a_canasta_and_squared_stays_seven():
+    # An arm hides half of a meld of six while its seventh card is laid (the reading shows four
+    # cards): the hand's meld has reached seven, so that is the canasta. Squared into a pile while
+    # the meld still reads short, it stays seven cards (held-out video seed 39 made eight).
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    six = ["KH", "KS", "KD", "KC", "KH", "KS"]
+    _opened_with(tracker, six[:3])
+    for reading in [_reading([six])] * 2 + [_reading([six[:3]])] * gone + [_reading([six[:3] + ["KD"]])] * 2:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "added_to_meld", "canasta"]
+    assert len(tracker.state.teams["A"].melds[0].cards) == 7 and "K" in tracker.state.dead_ranks
+    squared = TableReading((100, 100), {"A": TeamReading(piles=(CanastaPile(ReadCard("KD", (0, 0, 1, 1), 0.9), 0.0),)),
+                                        "B": TeamReading()})
+    for reading in [squared] * gone:
+        tracker.update(reading)
+    assert len(tracker.pile_contents[("A", "K")]) == 7

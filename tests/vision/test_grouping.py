@@ -183,3 +183,27 @@ def test_the_turn_card_read_in_earlier_frames_is_preferred_in_the_heap_left_of_t
     known = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}, turn_card="5D"), (1920, 1080))
     assert unknown.turn_card.code == "3C"
     assert known.turn_card.code == "5D" and sorted(c.code for c in known.discard) == ["3C", "9S"]
+
+
+def test_a_bottom_index_printed_upright_is_read_as_its_cards_top_index():
+    # Held-out video seed 31, frame 90 (kde-ancient-egyptians prints its bottom indexes upright): the
+    # last nine of a meld shows its bottom-right index, which a reader blind to which way up an index
+    # lies reads as a six. It lies at the card's diagonal from the nine's top-left index: one card,
+    # not a canasta pile of sixes beside the nines.
+    finds = [("6D", (620, 800, 644, 844)), ("AH", (446, 900, 470, 950)), ("AH", (360, 818, 387, 858)),
+             ("9H", (532, 722, 558, 765)), ("AD", (380, 672, 402, 710)), ("AH", (364, 778, 392, 822)),
+             ("AS", (375, 707, 398, 751)), ("9H", (535, 689, 557, 735)), ("9C", (537, 653, 559, 703)),
+             ("AC", (368, 738, 395, 790))]
+    detections = Detections(np.array([box for _, box in finds], float), np.full(len(finds), 0.5),
+                            np.array([class_id(code) for code, _ in finds]))
+    areas = {"A": [[1660, 1188], [1287, 1240], [334, 1017], [374, 671], [645, 643], [1337, 645], [1590, 1004]],
+             "B": [[1366, 424], [994, 461], [434, 227], [443, 149], [1075, 89], [1260, 75], [1288, 146]]}
+    reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
+    assert [m.codes for m in reading.teams["A"].melds] == [["AD", "AS", "AC", "AH", "AH"], ["9C", "9H", "9H"]]
+    assert not reading.teams["A"].piles
+    # A six and a nine of one colour lying otherwise (beside each other, as two melds' cards) stay two.
+    beside = [("6D", (620, 653, 644, 703)), ("9H", (537, 653, 559, 703))]
+    detections = Detections(np.array([box for _, box in beside], float), np.full(2, 0.5),
+                            np.array([class_id(code) for code, _ in beside]))
+    reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
+    assert sorted(c.code for c in reading.teams["A"].cards()) == ["6D", "9H"]

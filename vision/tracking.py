@@ -13,7 +13,11 @@ opening counts once its melds have settled: players lay them under an arm, one a
 Each confirmed change becomes table events for the game core's :class:`~companion.hand.HandState`
 (a team opened, a meld started, cards joined a meld, a meld was squared into a canasta pile, threes
 were laid out, the turn card was drawn), so legality and dead ranks follow the game live. A pile's
-cards are remembered from the meld it was squared from.
+cards are remembered from the meld it was squared from. After a team's opening, a pile of a rank it
+has no meld of is no canasta: a canasta is squared from a meld on the table (seed 000 §Melds and
+canastas), which the camera sees first, while one card read alone (a misread index, a joker's
+corner) looks like a pile (held-out videos seeds 27–34: seven made-up cards each, 22 → 8 cards
+extra at the hand's end).
 """
 
 from __future__ import annotations
@@ -215,7 +219,9 @@ class TableTracker:
                 if key[0] == team and key[1] == "meld" and value is not None:
                     events += self._meld(team, key[2], before.get(key) or (), value)
             for key, value in changed.items():
-                if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents:
+                # squared from a meld the hand holds (see the module's docstring)
+                if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents \
+                        and key[2] in self._meld_numbers[team]:
                     events += self._squared(team, key[2], value, before)
         return events
 
@@ -277,7 +283,11 @@ class TableTracker:
         but not those guessed, is another card misread: it counts only where the meld grew by more
         cards than the new codes the pack has, and then as a card of its rank in a suit the pack
         still has (held-out videos: seed 35, a J♣ already counted read again as a third J♠ made a
-        canasta of six jacks; seed 27, the seventh five read as a third 5♠ is still the seventh)."""
+        canasta of six jacks; seed 27, the seventh five read as a third 5♠ is still the seventh).
+        In Modern American a meld never grows past seven (seed 000 §Melds and canastas; the classic
+        variant's may, seed 001): a card more read in one is a card counted twice, and is left out
+        rather than flagged to the players as joining a finished canasta (held-out videos, melds'
+        cards extra at the hand's end 11 → 9 and 8 → 6)."""
         used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
         used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
         used -= Counter(code for codes in self.guessed.values() for code in codes)
@@ -290,6 +300,8 @@ class TableTracker:
                 misread.append(code)
         for code in misread[:max(0, len(new) - len(old) - len(added))]:
             added += spare_cards(used, "2" if code == JOKER else Card.parse(code).rank, 1)
+        if self.state.variant.name == "modern":
+            added = added[:max(0, CANASTA_SIZE - len(old))]
         return tuple(sorted(added))
 
     def _squared(self, team: str, rank: str, top: str, before: dict) -> list[TableEvent]:

@@ -1,6 +1,7 @@
 """The tracker: a card must be seen in several frames before it counts or is dropped, and the
 events it derives from a simulated hand video match the hand's own, in order."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -220,3 +221,30 @@ def test_a_meld_reaching_seven_under_an_arm_is_a_canasta_and_squared_stays_seven
     for reading in [squared] * gone:
         tracker.update(reading)
     assert len(tracker.pile_contents[("A", "K")]) == 7
+
+
+def test_a_lone_card_after_the_opening_is_no_canasta_of_a_rank_never_melded():
+    # Held-out video seed 28: a joker's corner read as Q♦ lay alone for seconds; a canasta is
+    # squared from a meld the camera saw, so no meld of seven made-up queens.
+    tracker = TableTracker(confirm=2)
+    _opened_with(tracker, ["KH", "KS", "KD"])
+    kings = _reading([["KH", "KS", "KD"]])
+    lone = replace(kings, teams={"A": replace(kings.teams["A"], piles=(CanastaPile(ReadCard("QD", (0, 0, 1, 1), 0.21), 5.0),)),
+                                 "B": TeamReading()})
+    for reading in [lone] * (3 * tracker.confirm * tracker.shrink_factor):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"]
+    assert [m.rank for m in tracker.state.teams["A"].melds] == ["K"]
+
+
+@pytest.mark.parametrize("variant, cards", [("modern", 7), ("classic", 8)])
+def test_a_meld_read_past_seven_grows_only_where_the_variant_lets_it(variant, cards):
+    # Modern American melds stop at seven (seed 000 §Melds and canastas): an eighth card read is one
+    # counted twice. Classic canastas keep growing (seed 001).
+    from companion.hand import HandState
+
+    tracker = TableTracker(confirm=2, state=HandState(variant=variant))
+    _opened_with(tracker, ["KH", "KS", "KD"])
+    for reading in [_reading([["KH", "KS", "KD", "KC", "KH", "KS", "KD", "KC"]])] * 2:
+        tracker.update(reading)
+    assert len(tracker.state.teams["A"].melds[0].cards) == cards

@@ -101,7 +101,8 @@ def _filmed(videos: list[Path], args) -> None:
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
         print(f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
-              f"events in order, {sum(r.events_match for r in results)} of {len(results)} videos with every event, "
+              f"events in the order played ({sum(r.events_in_order_as_reported for r in results)} in the order "
+              f"reported), {sum(r.events_match for r in results)} of {len(results)} videos with every event, "
               f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
               f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
               f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}")

@@ -31,7 +31,7 @@ COMPARED = ("turn_card_taken", "three_laid_out", "opened", "meld", "added_to_mel
 @dataclass(frozen=True)
 class VideoResult:
     truth_events: list[tuple]
-    read_events: list[tuple]
+    read_events: list[tuple]  #: in the order they were played (each first read), see :attr:`TableEvent.frame`
     dead_ranks: tuple[set, set]  #: (truth, read)
     turn_card_drawn: tuple[bool, bool]  #: (truth, read)
     #: cards laid in melds or threes that show no index when an event's filming ends (its clear
@@ -40,6 +40,8 @@ class VideoResult:
     #: cards per team and meld rank (``"A 9"``) at the hand's end: (truth, read), what the score
     #: sheet gets before the players correct it
     meld_cards: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    #: the read events in the order the tracker reported them (each once its change had held)
+    reported_events: list[tuple] | None = None
 
     @property
     def readable(self) -> bool:
@@ -51,13 +53,13 @@ class VideoResult:
 
     @property
     def events_in_order(self) -> int:
-        """How many truth events the reading has in the same order (longest common subsequence)."""
-        a, b = self.truth_events, self.read_events
-        table = np.zeros((len(a) + 1, len(b) + 1), int)
-        for i, x in enumerate(a):
-            for j, y in enumerate(b):
-                table[i + 1, j + 1] = table[i, j] + 1 if x == y else max(table[i, j + 1], table[i + 1, j])
-        return int(table[-1, -1])
+        """How many truth events the reading has in the same order, as played."""
+        return _in_order(self.truth_events, self.read_events)
+
+    @property
+    def events_in_order_as_reported(self) -> int:
+        """How many truth events the reading has in the same order, as the tracker reported them."""
+        return _in_order(self.truth_events, self.read_events if self.reported_events is None else self.reported_events)
 
     @property
     def meld_cards_extra(self) -> int:
@@ -71,11 +73,21 @@ class VideoResult:
 
     def summary(self) -> dict:
         return {"events": len(self.truth_events), "read_events": len(self.read_events),
-                "in_order": self.events_in_order, "all_match": self.events_match,
+                "in_order": self.events_in_order, "in_order_as_reported": self.events_in_order_as_reported,
+                "all_match": self.events_match,
                 "meld_cards_extra": self.meld_cards_extra, "meld_cards_missing": self.meld_cards_missing,
                 "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
+
+
+def _in_order(truth: list[tuple], read: list[tuple]) -> int:
+    """How many of ``truth`` ``read`` has in the same order (longest common subsequence)."""
+    table = np.zeros((len(truth) + 1, len(read) + 1), int)
+    for i, x in enumerate(truth):
+        for j, y in enumerate(read):
+            table[i + 1, j + 1] = table[i, j] + 1 if x == y else max(table[i, j + 1], table[i + 1, j])
+    return int(table[-1, -1])
 
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
@@ -99,7 +111,9 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         if noise is not None:
             detections = noisy(detections, noise, rng)
         tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory))
-    read = [_read_event(e) for e in tracker.events]
+    # In the order they were played (the tracker reports each once it has held, an opening only
+    # once its melds have settled, so a three laid after an opening may be reported first).
+    read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]
     truth = _truth_events(summary["events"])
     if not any(i["labelled"] for c in frames[-1]["cards"] if c["area"] == "hand" for i in c["indexes"]):
         truth = [e for e in truth if e != ("hands_spread",)]  # the camera never sees the spread hands
@@ -109,7 +123,8 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                        hidden_cards(frames),
                        (_meld_cards({team: final["melds"] for team, final in frames[-1]["hand"]["teams"].items()}),
                         _meld_cards({team: [[c.code for c in m.cards] for m in tracker.state.teams[team].melds]
-                                     for team in TEAMS})))
+                                     for team in TEAMS})),
+                       [_read_event(e) for e in tracker.events])
 
 
 def _pictures(path: Path, count: int):

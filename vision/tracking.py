@@ -46,6 +46,8 @@ class TableEvent:
     meld: str | None = None  #: the meld's rank ("wild" for wild cards)
     cards: tuple[str, ...] = ()
     melds: tuple[tuple[str, ...], ...] = ()  #: an opening's melds
+    #: the reading (by number, from the tracker's first) in which the change was first read: when it
+    #: was played, as near as the readings tell (an event is reported once its change has held)
     frame: int = 0
     violations: tuple[Violation, ...] = ()
 
@@ -120,6 +122,8 @@ class TableTracker:
     _frame: int = 0
     #: the frame each team's melds and piles last changed (an opening waits until they settle)
     _laid_at: dict[str, int] = field(default_factory=dict)
+    #: the reading each part's steady value was first read in (an event's ``frame``: when it was played)
+    _seen_at: dict[tuple, int] = field(default_factory=dict)
     _turn_card_at: np.ndarray | None = None  #: where the steady turn card's index was first read, image pixels
 
     @classmethod
@@ -151,6 +155,7 @@ class TableTracker:
             value = self._voted(key, recent)
             if value is not _NO_CHANGE:
                 changed[key] = value
+                self._seen_at[key] = self._first_read(recent, value, self.steady.get(key))
         before = dict(self.steady)
         for key, value in changed.items():
             if value is None:
@@ -162,6 +167,13 @@ class TableTracker:
         self._frame += 1
         self.events += new
         return new
+
+    def _first_read(self, recent: deque, value, steady) -> int:
+        """The reading ``value`` was first read in, since ``steady`` was last read."""
+        values = list(recent)
+        last_steady = max((k for k, seen in enumerate(values) if seen == steady), default=-1)
+        first = next(k for k in range(last_steady + 1, len(values)) if values[k] == value)
+        return self._frame - (len(values) - 1 - first)
 
     def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
         """The turn card never moves until it is drawn: a card of its code read elsewhere is another
@@ -201,13 +213,14 @@ class TableTracker:
             # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
             # plays.
             self.hands_spread = True
-            return [TableEvent("hands_spread", frame=self._frame)]
+            return [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
+                                                         if changed.get((team, "hands"))))]
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         turn_card = before.get(("turn_card",))
         if ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
                 and not self.state.turn_card.drawn:
-            events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._frame)))
+            events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
         for team in TEAMS:
             events += self._threes(team, before, changed)
             if any(key[0] == team and key[1] in ("meld", "pile") for key in changed):
@@ -237,7 +250,7 @@ class TableTracker:
         # Against what the hand already holds: a three hidden for a while and seen again is no new one.
         laid = Counter(changed[(team, "threes")]) - Counter(c.code for c in self.state.teams[team].threes.cards)
         return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
-                            TableEvent("three_laid_out", team, cards=(code,), frame=self._frame))
+                            TableEvent("three_laid_out", team, cards=(code,), frame=self._seen_at[(team, "threes")]))
                 for code in sorted(laid.elements())]
 
     def _opening(self, team: str) -> list[TableEvent]:
@@ -257,7 +270,8 @@ class TableTracker:
         melds = tuple(tuple(sorted(codes)) for codes in laid.values())
         event = self._apply(Opened(team, tuple(tuple(Card.parse(c) for c in m) for m in melds)),
                             TableEvent("opened", team, cards=tuple(c for m in melds for c in m), melds=melds,
-                                       frame=self._frame))
+                                       frame=min(self._seen_at.get(key, self._frame) for key in self.steady
+                                                 if key[0] == team and key[1] in ("meld", "pile"))))
         for key in [key for key in self.steady if key[0] == team and key[1] == "pile"]:
             self._close(team, key[2])
         return [event]
@@ -272,10 +286,16 @@ class TableTracker:
         cards = tuple(Card.parse(code) for code in added)
         if rank not in numbers:
             numbers[rank] = len(self.state.teams[team].melds)
-            return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, self._frame))]
+            return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, frame=self._played(team, rank)))]
         # A canasta once the hand's meld reaches seven (the reading may show fewer: an arm, a lone index).
         kind = "canasta" if len(old) < CANASTA_SIZE <= len(old) + len(added) else "added_to_meld"
-        return [self._apply(CardsAdded(team, numbers[rank], cards), TableEvent(kind, team, rank, added, self._frame))]
+        return [self._apply(CardsAdded(team, numbers[rank], cards),
+                            TableEvent(kind, team, rank, added, frame=self._played(team, rank)))]
+
+    def _played(self, team: str, rank: str) -> int:
+        """The reading a meld's change was first read in (the meld's, or the pile it was squared into)."""
+        return max((self._seen_at[key] for key in ((team, "meld", rank), (team, "pile", rank)) if key in self._seen_at),
+                   default=self._frame)
 
     def _added(self, old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
         """The cards a meld read as ``new`` gained over ``old``. A code read once more than the pack

@@ -248,3 +248,18 @@ def test_a_meld_read_past_seven_grows_only_where_the_variant_lets_it(variant, ca
     for reading in [_reading([["KH", "KS", "KD", "KC", "KH", "KS", "KD", "KC"]])] * 2:
         tracker.update(reading)
     assert len(tracker.state.teams["A"].melds[0].cards) == cards
+
+
+def test_events_carry_the_reading_their_change_was_first_read_in():
+    # An opening is reported once its melds have settled, so a three laid just after it is reported
+    # first; each event's frame says when it was played (held-out videos: events in the order played
+    # 91 -> 104 of 131, as reported 91).
+    tracker = TableTracker(confirm=2)
+    kings = _reading([["KH", "KS", "KD"]])
+    with_three = replace(kings, teams={"A": replace(kings.teams["A"], threes=(ReadCard("3H", (0, 0, 1, 1), 0.9),)),
+                                       "B": TeamReading()})
+    for reading in [_reading()] * 2 + [kings] * 4 + [with_three] * (2 + tracker.confirm * tracker.shrink_factor):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["three_laid_out", "opened"]
+    assert [(e.kind, e.frame) for e in sorted(tracker.events, key=lambda e: e.frame)] == \
+        [("opened", 2), ("three_laid_out", 6)]

@@ -169,10 +169,12 @@ class TableTracker:
         return new
 
     def _first_read(self, recent: deque, value, steady) -> int:
-        """The reading ``value`` was first read in, since ``steady`` was last read."""
+        """The reading ``value`` was first read in, since ``steady`` was last read (a value read
+        twice in three readings may have given way to the steady one in the last)."""
         values = list(recent)
         last_steady = max((k for k, seen in enumerate(values) if seen == steady), default=-1)
-        first = next(k for k in range(last_steady + 1, len(values)) if values[k] == value)
+        since = [k for k, seen in enumerate(values) if seen == value]
+        first = next((k for k in since if k > last_steady), since[0])
         return self._frame - (len(values) - 1 - first)
 
     def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
@@ -235,7 +237,7 @@ class TableTracker:
                 # squared from a meld the hand holds (see the module's docstring)
                 if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents \
                         and key[2] in self._meld_numbers[team]:
-                    events += self._squared(team, key[2], value, before)
+                    events += self._squared(team, key[2], value)
         return events
 
     def _spread(self) -> bool:
@@ -308,9 +310,7 @@ class TableTracker:
         variant's may, seed 001): a card more read in one is a card counted twice, and is left out
         rather than flagged to the players as joining a finished canasta (held-out videos, melds'
         cards extra at the hand's end 11 → 9 and 8 → 6)."""
-        used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
-        used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
-        used -= Counter(code for codes in self.guessed.values() for code in codes)
+        used = self._laid() - Counter(code for codes in self.guessed.values() for code in codes)
         added, misread = [], []
         for code in sorted((Counter(new) - Counter(old)).elements()):
             if used[code] < (JOKERS_IN_PACK if code == JOKER else COPIES_PER_CARD):
@@ -324,14 +324,12 @@ class TableTracker:
             added = added[:max(0, CANASTA_SIZE - len(old))]
         return tuple(sorted(added))
 
-    def _squared(self, team: str, rank: str, top: str, before: dict) -> list[TableEvent]:
+    def _squared(self, team: str, rank: str, top: str) -> list[TableEvent]:
         """A meld squared into a pile: the cards it lacked to make seven were laid as it closed (only
         the top card shows; the rest are taken to be like it); remembered as the pile's contents.
         Seven less the cards the hand holds in the meld, not those of its last steady reading: an
         arm over it as it is squared hides some (held-out video seed 39 made a canasta of eight)."""
-        number = self._meld_numbers[team].get(rank)
-        meld = tuple(c.code for c in self.state.teams[team].melds[number].cards) if number is not None \
-            else tuple(before.get((team, "meld", rank)) or ())
+        meld = tuple(c.code for c in self.state.teams[team].melds[self._meld_numbers[team][rank]].cards)
         missing = max(0, CANASTA_SIZE - len(meld))
         events = []
         if missing:
@@ -349,9 +347,7 @@ class TableTracker:
         both J♥ squared with a club under a J♥ holds two J♥, not three)."""
         if count <= 0:
             return ()
-        used = Counter(c.code for side in self.state.teams.values() for m in side.melds for c in m.cards)
-        used.update(c.code for side in self.state.teams.values() for c in side.threes.cards)
-        used |= Counter(seen)  # the seen cards of a meld already in the hand state count once
+        used = self._laid() | Counter(seen)  # the seen cards of a meld already in the hand state count once
         top_is_new = used[top] < (JOKERS_IN_PACK if top == JOKER else COPIES_PER_CARD)
         used[top] += top_is_new
         card = Card.parse(top)
@@ -361,6 +357,11 @@ class TableTracker:
                 *(spare_cards(used, "2", 1) if mixed else ()))
         self.guessed[(team, rank)] = self.guessed.get((team, rank), ()) + rest
         return (top, *rest) if top_is_new else rest
+
+    def _laid(self) -> Counter:
+        """Each card's copies the hand holds laid, in both teams' melds and threes."""
+        return Counter(c.code for side in self.state.teams.values()
+                       for cards in (*(m.cards for m in side.melds), side.threes.cards) for c in cards)
 
     def _close(self, team: str, rank: str) -> None:
         number = self._meld_numbers[team].get(rank)

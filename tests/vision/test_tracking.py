@@ -263,3 +263,13 @@ def test_events_carry_the_reading_their_change_was_first_read_in():
     assert [e.kind for e in tracker.events] == ["three_laid_out", "opened"]
     assert [(e.kind, e.frame) for e in sorted(tracker.events, key=lambda e: e.frame)] == \
         [("opened", 2), ("three_laid_out", 6)]
+
+
+def test_a_change_read_twice_then_not_in_the_last_reading_is_dated_by_its_first():
+    # A value voted in by two readings of three, the last of which showed the steady one again.
+    from collections import deque
+
+    tracker = TableTracker(confirm=2, _frame=10)
+    grown, steady = ("KC", "KD", "KH", "KS"), ("KD", "KH", "KS")
+    assert tracker._first_read(deque([steady, grown, grown, steady]), grown, steady) == 8
+    assert tracker._first_read(deque([grown, steady, grown]), grown, steady) == 10

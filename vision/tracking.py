@@ -78,6 +78,10 @@ TURN_CARD_MOVE = 1.5
 MIN_SPREAD_CARDS = 2
 
 
+#: Each three's twin in colour: the score tells red threes from black, not one suit from the other.
+THREE_OF_THE_OTHER_SUIT = {"3C": "3S", "3S": "3C", "3H": "3D", "3D": "3H"}
+
+
 def _grows(key: tuple, old, new) -> bool:
     """Whether a part's new value only adds to the old one (as play does). The turn card going, or
     another card read in its place, is not growth: an arm hides it as well as a draw takes it, and
@@ -251,9 +255,18 @@ class TableTracker:
             return []
         # Against what the hand already holds: a three hidden for a while and seen again is no new one.
         laid = Counter(changed[(team, "threes")]) - Counter(c.code for c in self.state.teams[team].threes.cards)
+        # A three the pack has no copy left of is its colour's other three misread (3♠ and 3♣ read
+        # alike most often), where that one is left; its colour is what the score needs.
+        used, threes = self._laid(), []
+        for code in sorted(laid.elements()):
+            for three in (code, THREE_OF_THE_OTHER_SUIT[code]):
+                if used[three] < COPIES_PER_CARD:
+                    used[three] += 1
+                    threes.append(three)
+                    break
         return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._seen_at[(team, "threes")]))
-                for code in sorted(laid.elements())]
+                for code in sorted(threes)]
 
     def _opening(self, team: str) -> list[TableEvent]:
         """A team's first melds, laid in one turn: one opening, once they have settled (stayed as
@@ -267,6 +280,7 @@ class TableTracker:
                 for key, value in self.steady.items() if key[0] == team and key[1] in ("meld", "pile") and value}
         if not laid:
             return []
+        self._within_the_pack(laid, piles={key[2] for key in self.steady if key[:2] == (team, "pile")})
         for rank in laid:
             self._meld_numbers[team][rank] = len(self._meld_numbers[team])
         melds = tuple(tuple(sorted(codes)) for codes in laid.values())
@@ -294,6 +308,17 @@ class TableTracker:
         return [self._apply(CardsAdded(team, numbers[rank], cards),
                             TableEvent(kind, team, rank, added, frame=self._played(team, rank)))]
 
+    def _within_the_pack(self, laid: dict[str, tuple[str, ...]], piles: set[str]) -> None:
+        """An opening's melds (rank -> codes, changed in place) with each code read more often than
+        the pack holds, counting what both teams have laid, read as its rank in a suit the pack still
+        has, as :meth:`_added` reads one (choice video seed 35 opened with three 10♠). The cards of
+        its squared canastas are guesses that already keep to the pack."""
+        used = self._laid() + Counter(code for rank in piles for code in laid.get(rank, ()))
+        for rank, codes in laid.items():
+            if rank not in piles:
+                kept, misread = _in_the_pack(codes, used)
+                laid[rank] = (*kept, *_as_spares(misread, used))
+
     def _played(self, team: str, rank: str) -> int:
         """The reading a meld's change was first read in (the meld's, or the pile it was squared into)."""
         return max((self._seen_at[key] for key in ((team, "meld", rank), (team, "pile", rank)) if key in self._seen_at),
@@ -311,15 +336,8 @@ class TableTracker:
         rather than flagged to the players as joining a finished canasta (held-out videos, melds'
         cards extra at the hand's end 11 → 9 and 8 → 6)."""
         used = self._laid() - Counter(code for codes in self.guessed.values() for code in codes)
-        added, misread = [], []
-        for code in sorted((Counter(new) - Counter(old)).elements()):
-            if used[code] < (JOKERS_IN_PACK if code == JOKER else COPIES_PER_CARD):
-                added.append(code)
-                used[code] += 1
-            else:
-                misread.append(code)
-        for code in misread[:max(0, len(new) - len(old) - len(added))]:
-            added += spare_cards(used, "2" if code == JOKER else Card.parse(code).rank, 1)
+        added, misread = _in_the_pack(sorted((Counter(new) - Counter(old)).elements()), used)
+        added += _as_spares(misread[:max(0, len(new) - len(old) - len(added))], used)
         if self.state.variant.name == "modern":
             added = added[:max(0, CANASTA_SIZE - len(old))]
         return tuple(sorted(added))
@@ -374,6 +392,25 @@ class TableTracker:
         if table_event is None:
             return None
         return replace(table_event, violations=tuple(violations))
+
+
+def _in_the_pack(codes, used: Counter) -> tuple[list[str], list[str]]:
+    """``codes`` split into those the pack still has a copy of beside ``used`` (which they join) and
+    those it has none of (two decks, four jokers)."""
+    kept, over = [], []
+    for code in codes:
+        if used[code] < (JOKERS_IN_PACK if code == JOKER else COPIES_PER_CARD):
+            used[code] += 1
+            kept.append(code)
+        else:
+            over.append(code)
+    return kept, over
+
+
+def _as_spares(codes, used: Counter) -> list[str]:
+    """Each code read once more than the pack holds, as a card of its rank (a joker: a wild card) in
+    a suit the pack still has beside ``used`` (which they join)."""
+    return [spare for code in codes for spare in spare_cards(used, "2" if code == JOKER else Card.parse(code).rank, 1)]
 
 
 def settle_guesses(teams: dict[str, dict], guessed: dict[tuple[str, str], tuple[str, ...]]) -> None:

@@ -273,3 +273,22 @@ def test_a_change_read_twice_then_not_in_the_last_reading_is_dated_by_its_first(
     grown, steady = ("KC", "KD", "KH", "KS"), ("KD", "KH", "KS")
     assert tracker._first_read(deque([steady, grown, grown, steady]), grown, steady) == 8
     assert tracker._first_read(deque([grown, steady, grown]), grown, steady) == 10
+
+
+def test_an_opening_and_the_threes_keep_within_the_pack():
+    # Choice video seed 35 opened with three 10♠ (two decks hold two): the third is another ten. A
+    # third 3♣ in the threes row is a 3♠ misread (its colour is what the score needs). The hand at
+    # its end must fit the pack to be scored (companion.handfile refuses one that does not).
+    from companion.cards import pack_overflow
+
+    tracker = TableTracker(confirm=2)
+    _opened_with(tracker, ["10D", "10S", "10S", "10S"])
+    (meld,) = tracker.state.teams["A"].melds
+    assert len(meld.cards) == 4 and pack_overflow(meld.cards) is None
+    tens = _reading([["10D", "10S", "10S", "10S"]])
+    for threes in (("3C", "3C"), ("3C", "3C", "3C")):
+        reading = replace(tens, teams={"A": replace(tens.teams["A"], threes=tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in threes)),
+                                       "B": TeamReading()})
+        for _ in range(2):
+            tracker.update(reading)
+    assert sorted(c.code for c in tracker.state.teams["A"].threes.cards) == ["3C", "3C", "3S"]

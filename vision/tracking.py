@@ -257,13 +257,9 @@ class TableTracker:
         laid = Counter(changed[(team, "threes")]) - Counter(c.code for c in self.state.teams[team].threes.cards)
         # A three the pack has no copy left of is its colour's other three misread (3♠ and 3♣ read
         # alike most often), where that one is left; its colour is what the score needs.
-        used, threes = self._laid(), []
-        for code in sorted(laid.elements()):
-            for three in (code, THREE_OF_THE_OTHER_SUIT[code]):
-                if used[three] < COPIES_PER_CARD:
-                    used[three] += 1
-                    threes.append(three)
-                    break
+        used = self._laid()
+        threes, misread = _in_the_pack(sorted(laid.elements()), used)
+        threes += _in_the_pack([THREE_OF_THE_OTHER_SUIT[code] for code in misread], used)[0]
         return [self._apply(ThreesLaidOut(team, (Card.parse(code),)),
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._seen_at[(team, "threes")]))
                 for code in sorted(threes)]

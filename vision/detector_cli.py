@@ -30,6 +30,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     tiles.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
     tiles.add_argument("--out", type=Path, required=True)
     tiles.add_argument("--val-scenes", type=int, default=64, help="val scenes to tile (default %(default)s)")
+    tiles.add_argument("--workers", type=int, default=1, help="processes cutting scenes (default %(default)s)")
     tiles.set_defaults(run=_run_tiles)
 
     train = commands.add_parser("train", help="train or resume the card detector")
@@ -134,7 +135,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _run_tiles(args: argparse.Namespace) -> int:
     from vision.tiles import write_tiles
 
-    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes})
+    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes}, max(1, args.workers))
     print(f"{counts['train']} train and {counts['val']} val tiles in {args.out}; data.yaml written")
     return 0
 

@@ -9,8 +9,10 @@ size they had in training either way.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import multiprocessing
 import shutil
 from pathlib import Path
 
@@ -57,12 +59,13 @@ def yolo_lines(boxes: Detections, width: int, height: int) -> list[str]:
     return lines
 
 
-def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None) -> dict[str, int]:
+def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None, workers: int = 1) -> dict[str, int]:
     """Cut the train and val scenes of a ``vision synth`` dataset into tiles under ``out``.
 
     ``limits`` caps the scenes taken per split (a small val split keeps per-epoch validation cheap).
     The test split is not tiled: evaluation runs the detector on whole frames, as the app does.
-    Returns the tiles written per split.
+    ``workers`` processes cut scenes side by side (the device machine's 16 cores; the same tiles
+    either way). Returns the tiles written per split.
     """
     from vision.evaluate import labelled_images
 
@@ -73,9 +76,21 @@ def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None) -
         for kind in ("images", "labels"):
             shutil.rmtree(out / kind / split, ignore_errors=True)
             (out / kind / split).mkdir(parents=True)
-        counts[split] = sum(_tile_scene(*scene, out, split) for scene in itertools.chain([first], labelled))
+        if workers > 1:
+            paths = [first[0]] + sorted((scenes / "images" / split).glob("*.jpg"))[1:(limits or {}).get(split)]
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                counts[split] = sum(pool.imap_unordered(
+                    functools.partial(_tile_path, out=out, split=split), paths, chunksize=16))
+        else:
+            counts[split] = sum(_tile_scene(*scene, out, split) for scene in itertools.chain([first], labelled))
     write_data_yaml(out)
     return counts
+
+
+def _tile_path(image_path: Path, out: Path, split: str) -> int:
+    image = cv2.imread(str(image_path))
+    lines = (image_path.parent.parent.parent / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
+    return _tile_scene(image_path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0]), out, split)
 
 
 def _tile_scene(image_path: Path, image: np.ndarray, truth: Detections, out: Path, split: str) -> int:

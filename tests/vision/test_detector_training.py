@@ -47,6 +47,19 @@ def test_scenes_become_tiles_with_labels_in_tile_coordinates(scenes, tmp_path):
             assert all(0 <= float(v) <= 1 for v in box)
 
 
+def test_tiles_cut_by_several_processes_are_the_same_tiles(scenes, tmp_path):
+    one = write_tiles(scenes, tmp_path / "one", {"val": 1})
+    two = write_tiles(scenes, tmp_path / "two", {"val": 1}, workers=2)
+    assert one == two
+    for kind in ("images", "labels"):
+        for split in ("train", "val"):
+            names = sorted(p.name for p in (tmp_path / "one" / kind / split).iterdir())
+            assert names == sorted(p.name for p in (tmp_path / "two" / kind / split).iterdir())
+            for name in names:
+                assert (tmp_path / "one" / kind / split / name).read_bytes() == \
+                    (tmp_path / "two" / kind / split / name).read_bytes()
+
+
 def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path):
     old = tmp_path / "tiles" / "images" / "train" / "kept.jpg"
     old.parent.mkdir(parents=True)

@@ -63,5 +63,9 @@ tracked=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
 packages=$(du -sb .gpu | cut -f1)
 "$PY" scripts/gpu_faces.py pack "$ATLAS" .gpu/faces $(( ${CARRY_MIB:-62} * 1048576 - tracked - packages ))
 
+# Two gzipped archives rather than thousands of small files: the device tool measures the carry by more
+# than the files' bytes (a 65.2 MB tree of 4,784 files was refused as over 64 MiB).
+tar -C .gpu -czf .gpu/site.tar.gz site && rm -rf .gpu/site
+tar -C .gpu -czf .gpu/faces.tar.gz faces && rm -rf .gpu/faces
 du -sh .gpu
 echo "tracked files $tracked bytes + .gpu $(du -sb .gpu | cut -f1) bytes; the sum must stay under 64 MiB (67108864)"

@@ -25,6 +25,7 @@ mkdir -p "$OUT"
 exec > >(tee "$OUT/train.log") 2>&1
 
 start=$(date +%s)
+tar -C .gpu -xzf .gpu/site.tar.gz && tar -C .gpu -xzf .gpu/faces.tar.gz || exit 1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .gpu/whl/*.whl || exit 1
 export PYTHONPATH=".:.gpu/site:/tmp/site" YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader

@@ -180,16 +180,27 @@ def score(frames: list[Frame], conf: float) -> tuple[Report, dict]:
     return report, curves
 
 
-def labelled_images(scenes: Path, split: str, limit: int | None = None):
-    """(image path, BGR image, labelled index boxes) of a split of a ``python -m vision synth`` folder,
-    in name order; FileNotFoundError when the split has no images."""
+def scene_paths(scenes: Path, split: str, limit: int | None = None) -> list[Path]:
+    """The images of a split of a ``python -m vision synth`` folder, in name order (the first
+    ``limit``); FileNotFoundError when the split has none."""
     paths = sorted((scenes / "images" / split).glob("*.jpg"))[:limit]
     if not paths:
         raise FileNotFoundError(f"no {split} scenes in {scenes / 'images' / split}: run python -m vision synth first")
-    for path in paths:
-        image = cv2.imread(str(path))
-        lines = (scenes / "labels" / split / f"{path.stem}.txt").read_text().splitlines()
-        yield path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+    return paths
+
+
+def labelled_image(scenes: Path, split: str, path: Path) -> tuple[Path, np.ndarray, Detections]:
+    """(image path, BGR image, labelled index boxes) of one scene of the split."""
+    image = cv2.imread(str(path))
+    lines = (scenes / "labels" / split / f"{path.stem}.txt").read_text().splitlines()
+    return path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+
+
+def labelled_images(scenes: Path, split: str, limit: int | None = None):
+    """(image path, BGR image, labelled index boxes) of a split of a ``python -m vision synth`` folder,
+    in name order; FileNotFoundError when the split has no images."""
+    for path in scene_paths(scenes, split, limit):
+        yield labelled_image(scenes, split, path)
 
 
 def test_frames(scenes: Path, limit: int | None = None):

@@ -10,7 +10,6 @@ size they had in training either way.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import multiprocessing
 import shutil
@@ -67,30 +66,28 @@ def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None, w
     ``workers`` processes cut scenes side by side (the device machine's 16 cores; the same tiles
     either way). Returns the tiles written per split.
     """
-    from vision.evaluate import labelled_images
+    from vision.evaluate import scene_paths
 
     counts = {}
     for split in ("train", "val"):
-        labelled = labelled_images(scenes, split, (limits or {}).get(split))
-        first = next(labelled)  # a split without scenes is reported before its old tiles are cleared
+        paths = scene_paths(scenes, split, (limits or {}).get(split))  # none: said before old tiles go
         for kind in ("images", "labels"):
             shutil.rmtree(out / kind / split, ignore_errors=True)
             (out / kind / split).mkdir(parents=True)
+        cut = functools.partial(_tile_path, scenes=scenes, out=out, split=split)
         if workers > 1:
-            paths = [first[0]] + sorted((scenes / "images" / split).glob("*.jpg"))[1:(limits or {}).get(split)]
             with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                counts[split] = sum(pool.imap_unordered(
-                    functools.partial(_tile_path, out=out, split=split), paths, chunksize=16))
+                counts[split] = sum(pool.imap_unordered(cut, paths, chunksize=16))
         else:
-            counts[split] = sum(_tile_scene(*scene, out, split) for scene in itertools.chain([first], labelled))
+            counts[split] = sum(map(cut, paths))
     write_data_yaml(out)
     return counts
 
 
-def _tile_path(image_path: Path, out: Path, split: str) -> int:
-    image = cv2.imread(str(image_path))
-    lines = (image_path.parent.parent.parent / "labels" / split / f"{image_path.stem}.txt").read_text().splitlines()
-    return _tile_scene(image_path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0]), out, split)
+def _tile_path(image_path: Path, scenes: Path, out: Path, split: str) -> int:
+    from vision.evaluate import labelled_image
+
+    return _tile_scene(*labelled_image(scenes, split, image_path), out, split)
 
 
 def _tile_scene(image_path: Path, image: np.ndarray, truth: Detections, out: Path, split: str) -> int:

@@ -129,6 +129,9 @@ class TableTracker:
     #: the reading each part's steady value was first read in (an event's ``frame``: when it was played)
     _seen_at: dict[tuple, int] = field(default_factory=dict)
     _turn_card_at: np.ndarray | None = None  #: where the steady turn card's index was first read, image pixels
+    _turn_card_reads: int = 0  #: readings of the steady turn card where it lies
+    #: codes read where the steady turn card lies while it was read there only a few times
+    _turn_card_rereads: set = field(default_factory=set)
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
@@ -185,13 +188,22 @@ class TableTracker:
         """The turn card never moves until it is drawn: a card of its code read elsewhere is another
         one (the drawn turn card discarded, or its twin from the other deck on the discard pile)."""
         steady = self.steady.get(("turn_card",))
-        if reading.turn_card is None or reading.turn_card.code != steady:
+        if reading.turn_card is None or steady is None:
             return
         x0, y0, x1, y1 = reading.turn_card.box
         centre, size = np.array(reading.turn_card.centre), max(x1 - x0, y1 - y0, 1.0)
+        here = self._turn_card_at is None or np.linalg.norm(centre - self._turn_card_at) <= TURN_CARD_MOVE * size
+        if reading.turn_card.code != steady:
+            # Another code where a turn card lies that was read only a few times is the same card
+            # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken.
+            if here and self._turn_card_at is not None and self._turn_card_reads < self.confirm * self.shrink_factor:
+                self._turn_card_rereads.add(reading.turn_card.code)
+            return
         if self._turn_card_at is None:
             self._turn_card_at = centre
-        elif np.linalg.norm(centre - self._turn_card_at) > TURN_CARD_MOVE * size:
+        if here:
+            self._turn_card_reads += 1
+        else:
             seen[("turn_card",)] = f"{steady} elsewhere"
 
     def _voted(self, key: tuple, recent: deque):
@@ -225,8 +237,10 @@ class TableTracker:
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         turn_card = before.get(("turn_card",))
         if ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
-                and not self.state.turn_card.drawn:
+                and changed[("turn_card",)] not in self._turn_card_rereads and not self.state.turn_card.drawn:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
+        if ("turn_card",) in changed:
+            self._turn_card_reads, self._turn_card_rereads = 0, set()
         for team in TEAMS:
             events += self._threes(team, before, changed)
             if any(key[0] == team and key[1] in ("meld", "pile") for key in changed):

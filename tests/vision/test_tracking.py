@@ -54,6 +54,22 @@ def test_events_follow_the_table_into_the_hand_state_and_piles_remember_their_me
     assert sorted(pile) == sorted(six + ["KS"])
 
 
+def test_a_turn_card_first_read_as_another_card_where_it_lies_is_corrected_not_taken():
+    def turn_card(code, x):
+        return TableReading((100, 100), {"A": TeamReading(), "B": TeamReading()},
+                            turn_card=ReadCard(code, (x, 50, x + 8, 58), 0.9))
+
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    for reading in [turn_card("6C", 40)] * 4 + [turn_card("10C", 41)] * (gone + 2):  # a 10♣ first read as 6♣
+        tracker.update(reading)
+    assert tracker.steady[("turn_card",)] == "10C" and tracker.events == []
+    # Read right for long, the turn card taken leaves another card read there: that is a take.
+    for reading in [turn_card("10C", 41)] * gone + [turn_card("9D", 41)] * (gone + 2):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["turn_card_taken"]
+
+
 def test_a_top_card_the_meld_already_shows_twice_is_not_the_card_that_closed_it():
     # Both J♥ are in the meld; it is squared with a J♥ on top: the seventh card is another jack.
     tracker = TableTracker(confirm=2)

@@ -186,7 +186,10 @@ class TableTracker:
 
     def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
         """The turn card never moves until it is drawn: a card of its code read elsewhere is another
-        one (the drawn turn card discarded, or its twin from the other deck on the discard pile)."""
+        one (the drawn turn card discarded, or its twin from the other deck on the discard pile).
+        Another code read where it lies, while it has been read there fewer than ``confirm ×
+        shrink_factor`` times, is kept as a correction: :meth:`_events` then takes the change for
+        the same card read right, not for the card drawn (thirty-first session)."""
         steady = self.steady.get(("turn_card",))
         if reading.turn_card is None or steady is None:
             return

@@ -135,7 +135,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _run_tiles(args: argparse.Namespace) -> int:
     from vision.tiles import write_tiles
 
-    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes}, max(1, args.workers))
+    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes}, args.workers)
     print(f"{counts['train']} train and {counts['val']} val tiles in {args.out}; data.yaml written")
     return 0
 

@@ -171,6 +171,8 @@ class TableTracker:
                 self.steady[key] = value
         # The first confirmed table is the one found when watching began: it implies no event.
         new = self._events(before, changed) if self._frame >= self.confirm else []
+        if ("turn_card",) in changed:  # a new steady turn card is counted afresh
+            self._turn_card_reads, self._turn_card_rereads = 0, set()
         self._frame += 1
         self.events += new
         return new
@@ -242,8 +244,6 @@ class TableTracker:
         if ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
                 and changed[("turn_card",)] not in self._turn_card_rereads and not self.state.turn_card.drawn:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
-        if ("turn_card",) in changed:
-            self._turn_card_reads, self._turn_card_rereads = 0, set()
         for team in TEAMS:
             events += self._threes(team, before, changed)
             if any(key[0] == team and key[1] in ("meld", "pile") for key in changed):

@@ -110,7 +110,8 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory))
+        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory),
+                       frame=number)
     # In the order they were played (the tracker reports each once it has held, an opening only
     # once its melds have settled, so a three laid after an opening may be reported first).
     read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]

@@ -69,6 +69,18 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
 
 
 _NO_CHANGE = object()
+#: The tracker's waits (a part read smaller, an opening settling, a turn card read anew) are spans
+#: of the video, ``confirm × shrink_factor`` frames (12: about half a second at a webcam's 25 frames
+#: a second), not counts of readings: a slower reader reads fewer of a camera's frames, and a wait of
+#: so many readings would outlast a turn of play. Counted in readings, the waits of the app reading
+#: every sixth frame of the demo hand filmed at 1920×1080, as it reads on two cores, spanned 72
+#: frames: team B added a card every 24 and its opening never settled, leaving 21 of its cards out
+#: at the end; as spans of the video it reads all 15 events in order at every pace from every frame
+#: to every sixth (thirty-second session). Readings given without their frame number are taken to
+#: be this many frames apart.
+READING_STEP = 1
+#: Frame steps between readings that the tracker judges the reader's pace by (their median).
+PACE_READINGS = 9
 #: A turn card read further than this many index sizes from where it lay is another card.
 TURN_CARD_MOVE = 1.5
 #: A spread hand's row shows at least this many cards (one card past the hand line is more likely a
@@ -132,6 +144,9 @@ class TableTracker:
     _turn_card_reads: int = 0  #: readings of the steady turn card where it lies
     #: codes read where the steady turn card lies while it was read there only a few times
     _turn_card_rereads: set = field(default_factory=set)
+    _last_frame: int | None = None  #: the frame number of the last reading, when given
+    #: the last few steps between the frame numbers of readings: the reader's pace
+    _steps: deque = field(default_factory=lambda: deque(maxlen=PACE_READINGS))
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
@@ -151,13 +166,18 @@ class TableTracker:
                     tracker.pile_contents[(team, rank)] = tuple(card.code for card in meld.cards)
         return tracker
 
-    def update(self, reading: TableReading) -> list[TableEvent]:
-        """Take one frame's reading; return the events its confirmed changes imply."""
+    def update(self, reading: TableReading, frame: int | None = None) -> list[TableEvent]:
+        """Take one frame's reading; return the events its confirmed changes imply. ``frame``, the
+        frame's number in its video, tells the tracker how fast it is being fed (see
+        :data:`READING_STEP`); a number that goes back (another video) counts as a usual step."""
+        if frame is not None and self._last_frame is not None and frame > self._last_frame:
+            self._steps.append(frame - self._last_frame)
+        self._last_frame = frame
         seen = table_parts(reading)
         self._place_turn_card(reading, seen)
         changed = {}
         for key in set(seen) | set(self._recent):
-            recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor))
+            recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor * READING_STEP))
             recent.append(seen.get(key))
             value = self._voted(key, recent)
             if value is not _NO_CHANGE:
@@ -177,10 +197,16 @@ class TableTracker:
         self.events += new
         return new
 
+    def _window(self) -> int:
+        """How many readings a wait lasts at the reader's pace: ``confirm × shrink_factor`` frames
+        (see :data:`READING_STEP`), never fewer than ``confirm + 1`` readings."""
+        pace = sorted(self._steps)[len(self._steps) // 2] if self._steps else READING_STEP
+        return max(self.confirm + 1, round(self.confirm * self.shrink_factor * READING_STEP / pace))
+
     def _first_read(self, recent: deque, value, steady) -> int:
         """The reading ``value`` was first read in, since ``steady`` was last read (a value read
         twice in three readings may have given way to the steady one in the last)."""
-        values = list(recent)
+        values = list(recent)[-self._window():]
         last_steady = max((k for k, seen in enumerate(values) if seen == steady), default=-1)
         since = [k for k, seen in enumerate(values) if seen == value]
         first = next((k for k in since if k > last_steady), since[0])
@@ -189,8 +215,8 @@ class TableTracker:
     def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
         """The turn card never moves until it is drawn: a card of its code read elsewhere is another
         one (the drawn turn card discarded, or its twin from the other deck on the discard pile).
-        Another code read where it lies, while it has been read there fewer than ``confirm ×
-        shrink_factor`` times, is kept as a correction: :meth:`_events` then takes the change for
+        Another code read where it lies, while it has been read there for less than a wait
+        (:meth:`_window` readings), is kept as a correction: :meth:`_events` then takes the change for
         the same card read right, not for the card drawn (thirty-first session)."""
         steady = self.steady.get(("turn_card",))
         if reading.turn_card is None or steady is None:
@@ -201,7 +227,7 @@ class TableTracker:
         if reading.turn_card.code != steady:
             # Another code where a turn card lies that was read only a few times is the same card
             # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken.
-            if here and self._turn_card_at is not None and self._turn_card_reads < self.confirm * self.shrink_factor:
+            if here and self._turn_card_at is not None and self._turn_card_reads < self._window():
                 self._turn_card_rereads.add(reading.turn_card.code)
             return
         if self._turn_card_at is None:
@@ -213,8 +239,8 @@ class TableTracker:
 
     def _voted(self, key: tuple, recent: deque):
         """The part's new steady value, or :data:`_NO_CHANGE`: a value that adds to the steady one
-        must be the one read most in the last few frames, at least :attr:`confirm` times; any other
-        change must hold through every one of the last ``confirm × shrink_factor`` frames."""
+        must be the one read most in the last few readings, at least :attr:`confirm` times; any
+        other change must hold through every reading of a wait (:meth:`_window`)."""
         steady = self.steady.get(key)
         window = list(recent)[-(2 * self.confirm - 1):]
         votes = Counter(v for v in window if v != steady)
@@ -222,8 +248,9 @@ class TableTracker:
             value, count = votes.most_common(1)[0]
             if count >= self.confirm and _grows(key, steady, value):
                 return value
-        if len(recent) == recent.maxlen and all(v != steady for v in recent):
-            value, count = Counter(recent).most_common(1)[0]
+        wait = list(recent)[-self._window():]
+        if len(wait) == self._window() and all(v != steady for v in wait):
+            value, count = Counter(wait).most_common(1)[0]
             if count >= self.confirm:
                 return value
         return _NO_CHANGE
@@ -236,8 +263,12 @@ class TableTracker:
             # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
             # plays.
             self.hands_spread = True
-            return [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
-                                                         if changed.get((team, "hands"))))]
+            # A team whose melds never settled (it added to them turn after turn, faster than they
+            # could) opens now with the melds it has: its cards count at the hand's end.
+            opened = [event for team in TEAMS if not self.state.teams[team].opened
+                      for event in self._opening(team, settled=True)]
+            return opened + [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
+                                                                  if changed.get((team, "hands"))))]
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         turn_card = before.get(("turn_card",))
@@ -281,12 +312,12 @@ class TableTracker:
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._seen_at[(team, "threes")]))
                 for code in sorted(threes)]
 
-    def _opening(self, team: str) -> list[TableEvent]:
+    def _opening(self, team: str, settled: bool = False) -> list[TableEvent]:
         """A team's first melds, laid in one turn: one opening, once they have settled (stayed as
         they are for as long as a card gone must stay gone: a player lays them under an arm, one
-        meld after another). A canasta among them may already be squared: only its top card shows,
-        the rest are taken to be like it."""
-        settled = self._frame - self._laid_at.get(team, self._frame) >= self.confirm * self.shrink_factor
+        meld after another), or when ``settled`` says so (the hand is over). A canasta among them
+        may already be squared: only its top card shows, the rest are taken to be like it."""
+        settled = settled or self._frame - self._laid_at.get(team, self._frame) >= self._window()
         if not settled:
             return []
         laid = {key[2]: value if key[1] == "meld" else self._unseen(value, CANASTA_SIZE, team=team, rank=key[2])

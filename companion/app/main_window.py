@@ -678,7 +678,7 @@ class MainWindow(QMainWindow):
         self.meld_outlines = self._meld_outlines(reading)
         self.readings_taken += 1
         self._judge_corners(reading)
-        events = self.tracker.update(reading)
+        events = self.tracker.update(reading, frame=frame_number)
         broken = [v for event in events for v in event.violations]
         if broken:
             self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in broken))

@@ -194,6 +194,58 @@ def test_single_cards_past_the_hand_line_do_not_end_the_hand():
     assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
 
 
+
+def _played(step: int) -> list[tuple[int, TableReading]]:
+    """Play filmed at 25 frames a second, one change a second, and the frames a reader reading every
+    ``step``-th frame sees: team A opens with six kings, squares them into a canasta pile, starts a
+    meld of fives and adds a five each second."""
+    card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
+    kings, fives = ["KH", "KS", "KD", "KC", "KH", "2C"], ["5H", "5S", "5D", "5C", "5H", "5S"]
+
+    def table(melds, pile: bool = True) -> TableReading:
+        melds = tuple(ReadMeld(tuple(card(c) for c in meld), float(i)) for i, meld in enumerate(melds))
+        piles = (CanastaPile(card("KS"), 0.0),) if pile else ()
+        return TableReading((100, 100), {"A": TeamReading(melds=melds, piles=piles), "B": TeamReading()},
+                            turn_card=card("KD"))
+
+    film = [table([], pile=False), table([kings], pile=False), table([])] + [table([fives[:n]]) for n in range(3, 7)]
+    return [(number, reading) for number, reading in enumerate(r for r in film for _ in range(25)) if number % step == 0]
+
+
+@pytest.mark.parametrize("step", [1, 3, 6])
+def test_the_waits_are_spans_of_the_video_so_a_slower_reader_reads_the_same_events(step):
+    tracker = TableTracker(confirm=2)
+    for number, reading in _played(step):
+        tracker.update(reading, frame=number)
+    assert [(e.kind, e.meld, len(e.cards)) for e in tracker.events] == [
+        ("opened", None, 6), ("canasta", "K", 1), ("meld", "5", 3)] + [("added_to_meld", "5", 1)] * 3
+
+
+def test_waits_counted_in_readings_outlast_the_turns_of_a_slow_reader():
+    # The same readings of every sixth frame without their frame numbers: a wait of twelve readings
+    # spans 72 frames, longer than a turn, so the opening never settles (the demo hand's team B,
+    # read so, lost all its melds).
+    tracker = TableTracker(confirm=2)
+    for _, reading in _played(6):
+        tracker.update(reading)
+    assert tracker.events == [] and not tracker.state.teams["A"].opened
+
+
+def test_a_team_whose_melds_never_settled_opens_when_the_hands_are_spread():
+    # Kings laid, then a king more every other reading until the hand ends: the opening never
+    # stays as it is for a wait, yet its cards count at the end.
+    card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS"]
+    spread = TableReading((100, 100), {"A": TeamReading(melds=(ReadMeld(tuple(card(c) for c in kings), 0.0),),
+                                                        hands=((card("9S"), card("5C")),)),
+                                       "B": TeamReading()}, turn_card=card("KD"))
+    tracker = TableTracker(confirm=2)
+    for reading in [_reading()] * 2 + [_reading([kings[:n]]) for n in range(3, 7) for _ in range(3)] + [spread] * 3:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
+    assert sorted(c.code for c in tracker.state.teams["A"].melds[0].cards) == sorted(kings)
+
+
 def _opened_with(tracker: TableTracker, meld: list[str]) -> None:
     settle = tracker.confirm * tracker.shrink_factor
     for reading in [_reading()] * 2 + [_reading([meld])] * (2 + settle):

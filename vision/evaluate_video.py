@@ -91,16 +91,17 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
-                   detector=None, every: int = 1) -> VideoResult:
+                   detector=None, every: int = 1, wait_frames: int | None = None) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
-    ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3)."""
+    ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
+    tracker waiting ``wait_frames`` (:attr:`~vision.tracking.TableTracker.wait_frames`)."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
     setup = TableSetup(areas=team_areas(frames))
     rng = np.random.default_rng(seed)
-    tracker = TableTracker(confirm=confirm)
+    tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
     memory = ViewMemory()
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
     for number, truth in enumerate(frames):

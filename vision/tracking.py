@@ -70,15 +70,14 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
 
 _NO_CHANGE = object()
 #: The tracker's waits (a part read smaller, an opening settling, a turn card read anew) are spans
-#: of the video, ``confirm × shrink_factor`` frames (12: about half a second at a webcam's 25 frames
-#: a second), not counts of readings: a slower reader reads fewer of a camera's frames, and a wait of
-#: so many readings would outlast a turn of play. Counted in readings, the waits of the app reading
-#: every sixth frame of the demo hand filmed at 1920×1080, as it reads on two cores, spanned 72
-#: frames: team B added a card every 24 and its opening never settled, leaving 21 of its cards out
-#: at the end; as spans of the video it reads all 15 events in order at every pace from every frame
-#: to every sixth (thirty-second session). Readings given without their frame number are taken to
-#: be this many frames apart.
-READING_STEP = 1
+#: of the video, :attr:`TableTracker.wait_frames` frames, not counts of readings: a slower reader
+#: reads fewer of a camera's frames, and a wait of so many readings outlasts the turns of play. The
+#: app reads the demo hand every seventh frame on two cores (measured, thirty-second session), and
+#: with waits of twelve readings (84 frames) it left 21 of the demo's meld cards out at the hand's
+#: end, and 58 and 86 on the sixteen held-out hand videos read every sixth frame; with the waits as
+#: spans, 0, 1 and 1. Readings given without their frame number are taken to be this many frames
+#: apart (the app's fastest pace: at most 8 readings a second of 25 frames).
+READING_STEP = 3
 #: Frame steps between readings that the tracker judges the reader's pace by (their median).
 PACE_READINGS = 9
 #: A turn card read further than this many index sizes from where it lay is another card.
@@ -126,6 +125,13 @@ class TableTracker:
     #: Melds and threes only grow in play: a part read smaller must be read so this many times longer
     #: (a card hidden under an arm, or two indexes that did not pair for a while, change nothing).
     shrink_factor: int = 6
+    #: A wait's span in video frames (see :data:`READING_STEP`); by default ``confirm ×
+    #: shrink_factor`` readings of every :data:`READING_STEP`-th frame, 36 frames, about 1.4 s. The
+    #: simulated hand videos play a card a second; a 12-frame wait follows their labelled boxes
+    #: better (11 of 12 videos with every event, against 7) but reads the detector's finds on the
+    #: sixteen held-out videos with 42 cards extra at the hands' ends against 17 (thirty-second
+    #: session), where a card read wrong for a second must not count.
+    wait_frames: int | None = None
     state: HandState = field(default_factory=HandState)
     steady: dict[tuple, object] = field(default_factory=dict)
     events: list[TableEvent] = field(default_factory=list)
@@ -177,7 +183,7 @@ class TableTracker:
         self._place_turn_card(reading, seen)
         changed = {}
         for key in set(seen) | set(self._recent):
-            recent = self._recent.setdefault(key, deque(maxlen=self.confirm * self.shrink_factor * READING_STEP))
+            recent = self._recent.setdefault(key, deque(maxlen=self._wait_frames()))
             recent.append(seen.get(key))
             value = self._voted(key, recent)
             if value is not _NO_CHANGE:
@@ -197,11 +203,14 @@ class TableTracker:
         self.events += new
         return new
 
+    def _wait_frames(self) -> int:
+        return self.wait_frames or self.confirm * self.shrink_factor * READING_STEP
+
     def _window(self) -> int:
-        """How many readings a wait lasts at the reader's pace: ``confirm × shrink_factor`` frames
-        (see :data:`READING_STEP`), never fewer than ``confirm + 1`` readings."""
+        """How many readings a wait lasts at the reader's pace (the median of its last steps between
+        frame numbers): :attr:`wait_frames` frames, never fewer than ``confirm + 1`` readings."""
         pace = sorted(self._steps)[len(self._steps) // 2] if self._steps else READING_STEP
-        return max(self.confirm + 1, round(self.confirm * self.shrink_factor * READING_STEP / pace))
+        return max(self.confirm + 1, round(self._wait_frames() / pace))
 
     def _first_read(self, recent: deque, value, steady) -> int:
         """The reading ``value`` was first read in, since ``steady`` was last read (a value read

@@ -95,8 +95,10 @@ def test_simulated_hand_video_events_dead_ranks_and_turn_card(seed):
     # 7: a meld's one visible card reads as a canasta pile under the arm; 8: the turn card's twin
     # lies on the discard pile; 10: the drawn turn card is discarded; 11: team A lays nothing, so
     # its area holds only its spread hands; 12: a three laid askew before any meld.
+    # The simulated hands play a card a second, and a wait of 12 frames (not the app's 36, which
+    # keeps a card misread by a real detector for a second out) follows them from labelled boxes.
     video = DEMO if seed == "demo" else VIDEOS / f"seed{seed}"
-    result = evaluate_video(video)
+    result = evaluate_video(video, wait_frames=12)
     assert result.events_match, list(zip(result.truth_events, result.read_events))
     assert result.dead_ranks[0] == result.dead_ranks[1]
     assert result.turn_card_drawn == (True, True)
@@ -196,9 +198,9 @@ def test_single_cards_past_the_hand_line_do_not_end_the_hand():
 
 
 def _played(step: int) -> list[tuple[int, TableReading]]:
-    """Play filmed at 25 frames a second, one change a second, and the frames a reader reading every
-    ``step``-th frame sees: team A opens with six kings, squares them into a canasta pile, starts a
-    meld of fives and adds a five each second."""
+    """Play filmed at 25 frames a second, one change every two seconds, and the frames a reader
+    reading every ``step``-th frame sees: team A opens with six kings, squares them into a canasta
+    pile, starts a meld of fives and adds a five every two seconds."""
     card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
     kings, fives = ["KH", "KS", "KD", "KC", "KH", "2C"], ["5H", "5S", "5D", "5C", "5H", "5S"]
 
@@ -209,7 +211,7 @@ def _played(step: int) -> list[tuple[int, TableReading]]:
                             turn_card=card("KD"))
 
     film = [table([], pile=False), table([kings], pile=False), table([])] + [table([fives[:n]]) for n in range(3, 7)]
-    return [(number, reading) for number, reading in enumerate(r for r in film for _ in range(25)) if number % step == 0]
+    return [(number, reading) for number, reading in enumerate(r for r in film for _ in range(50)) if number % step == 0]
 
 
 @pytest.mark.parametrize("step", [1, 3, 6])
@@ -222,13 +224,14 @@ def test_the_waits_are_spans_of_the_video_so_a_slower_reader_reads_the_same_even
 
 
 def test_waits_counted_in_readings_outlast_the_turns_of_a_slow_reader():
-    # The same readings of every sixth frame without their frame numbers: a wait of twelve readings
-    # spans 72 frames, longer than a turn, so the opening never settles (the demo hand's team B,
-    # read so, lost all its melds).
+    # The same readings of every sixth frame without their frame numbers, taken to be three frames
+    # apart: a wait of twelve readings then spans 72 frames, longer than a turn, so the canasta
+    # squared before the fives were laid is reported after them. (Read so, the demo hand's team B,
+    # adding a card every second, never settled its opening and left its melds out of the hand.)
     tracker = TableTracker(confirm=2)
     for _, reading in _played(6):
         tracker.update(reading)
-    assert tracker.events == [] and not tracker.state.teams["A"].opened
+    assert [e.kind for e in tracker.events][:3] == ["opened", "meld", "canasta"]
 
 
 def test_a_team_whose_melds_never_settled_opens_when_the_hands_are_spread():

@@ -273,9 +273,14 @@ class TableTracker:
             # plays.
             self.hands_spread = True
             # A team whose melds never settled (it added to them turn after turn, faster than they
-            # could) opens now with the melds it has: its cards count at the hand's end.
-            opened = [event for team in TEAMS if not self.state.teams[team].opened
-                      for event in self._opening(team, settled=True)]
+            # could) opens now with the melds it had before the hands showed: its cards count at
+            # the hand's end.
+            steady, self.steady = self.steady, before
+            try:
+                opened = [event for team in TEAMS if not self.state.teams[team].opened
+                          for event in self._opening(team, settled=True)]
+            finally:
+                self.steady = steady
             return opened + [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
                                                                   if changed.get((team, "hands"))))]
         events = []

@@ -196,7 +196,6 @@ def test_single_cards_past_the_hand_line_do_not_end_the_hand():
     assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
 
 
-
 def _played(step: int) -> list[tuple[int, TableReading]]:
     """Play filmed at 25 frames a second, one change every two seconds, and the frames a reader
     reading every ``step``-th frame sees: team A opens with six kings, squares them into a canasta

@@ -257,8 +257,9 @@ class TableTracker:
             value, count = votes.most_common(1)[0]
             if count >= self.confirm and _grows(key, steady, value):
                 return value
-        wait = list(recent)[-self._window():]
-        if len(wait) == self._window() and all(v != steady for v in wait):
+        readings = self._window()
+        wait = list(recent)[-readings:]
+        if len(wait) == readings and all(v != steady for v in wait):
             value, count = Counter(wait).most_common(1)[0]
             if count >= self.confirm:
                 return value
@@ -275,12 +276,8 @@ class TableTracker:
             # A team whose melds never settled (it added to them turn after turn, faster than they
             # could) opens now with the melds it had before the hands showed: its cards count at
             # the hand's end.
-            steady, self.steady = self.steady, before
-            try:
-                opened = [event for team in TEAMS if not self.state.teams[team].opened
-                          for event in self._opening(team, settled=True)]
-            finally:
-                self.steady = steady
+            opened = [event for team in TEAMS if not self.state.teams[team].opened
+                      for event in self._opening(team, table=before)]
             return opened + [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
                                                                   if changed.get((team, "hands"))))]
         events = []
@@ -326,27 +323,29 @@ class TableTracker:
                             TableEvent("three_laid_out", team, cards=(code,), frame=self._seen_at[(team, "threes")]))
                 for code in sorted(threes)]
 
-    def _opening(self, team: str, settled: bool = False) -> list[TableEvent]:
+    def _opening(self, team: str, table: dict | None = None) -> list[TableEvent]:
         """A team's first melds, laid in one turn: one opening, once they have settled (stayed as
         they are for as long as a card gone must stay gone: a player lays them under an arm, one
-        meld after another), or when ``settled`` says so (the hand is over). A canasta among them
-        may already be squared: only its top card shows, the rest are taken to be like it."""
-        settled = settled or self._frame - self._laid_at.get(team, self._frame) >= self._window()
-        if not settled:
-            return []
+        meld after another), or at once from ``table`` when the hand is over (the steady table as it
+        was before the hands showed). A canasta among them may already be squared: only its top
+        card shows, the rest are taken to be like it."""
+        if table is None:
+            if self._frame - self._laid_at.get(team, self._frame) < self._window():
+                return []
+            table = self.steady
         laid = {key[2]: value if key[1] == "meld" else self._unseen(value, CANASTA_SIZE, team=team, rank=key[2])
-                for key, value in self.steady.items() if key[0] == team and key[1] in ("meld", "pile") and value}
+                for key, value in table.items() if key[0] == team and key[1] in ("meld", "pile") and value}
         if not laid:
             return []
-        self._within_the_pack(laid, piles={key[2] for key in self.steady if key[:2] == (team, "pile")})
+        self._within_the_pack(laid, piles={key[2] for key in table if key[:2] == (team, "pile")})
         for rank in laid:
             self._meld_numbers[team][rank] = len(self._meld_numbers[team])
         melds = tuple(tuple(sorted(codes)) for codes in laid.values())
         event = self._apply(Opened(team, tuple(tuple(Card.parse(c) for c in m) for m in melds)),
                             TableEvent("opened", team, cards=tuple(c for m in melds for c in m), melds=melds,
-                                       frame=min(self._seen_at.get(key, self._frame) for key in self.steady
+                                       frame=min(self._seen_at.get(key, self._frame) for key in table
                                                  if key[0] == team and key[1] in ("meld", "pile"))))
-        for key in [key for key in self.steady if key[0] == team and key[1] == "pile"]:
+        for key in [key for key in table if key[0] == team and key[1] == "pile"]:
             self._close(team, key[2])
         return [event]
 

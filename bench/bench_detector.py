@@ -1,6 +1,7 @@
-"""Detector latency on a 1920×1080 synthetic frame: OpenVINO (the app's), ONNX Runtime, the
-ultralytics reference and stock ``YOLO(weights).predict``, measured in the same run, end to end (BGR
-frame in, detections out).
+"""Detector latency on a 1920×1080 synthetic frame: OpenVINO (the app's int8 model, and the fp32
+export), ONNX Runtime, the ultralytics reference and stock ``YOLO(weights).predict``, measured in the
+same run, taken in turn, end to end (BGR frame in, detections out). ``--weights`` names the fp32
+export; the int8 models beside it (``.int8.xml``, ``.int8.onnx``) are timed where they are.
 
     python bench/bench_detector.py [--weights models/cards.onnx] [--repeats 20] [--threads 2]
                                    [--input-width 1920] [--conf 0.2]
@@ -35,7 +36,7 @@ from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
 from vision.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
 from vision.reading import READING_THRESHOLD  # noqa: E402
 from vision.train import keep_threads  # noqa: E402
-from vision.weights import DEFAULT_WEIGHTS  # noqa: E402
+from vision.weights import DEFAULT_WEIGHTS, OPENVINO_INT8, default_weights  # noqa: E402
 
 
 def synthetic_frame(atlas_dir: Path, seed: int = 3) -> np.ndarray:
@@ -50,13 +51,21 @@ def synthetic_frame(atlas_dir: Path, seed: int = 3) -> np.ndarray:
 
 
 def median_ms(run, frame: np.ndarray, repeats: int) -> float:
-    run(frame)  # warm-up: first-call allocations and graph set-up are not what a video pays
-    times = []
+    return medians_ms({"": run}, frame, repeats)[""]
+
+
+def medians_ms(runs: dict, frame: np.ndarray, repeats: int) -> dict[str, float]:
+    """Each run's median milliseconds on the frame, the runs taken in turn ``repeats`` times over, so
+    a slow spell of a shared machine falls on all of them alike rather than on one."""
+    for run in runs.values():
+        run(frame)  # warm-up: first-call allocations and graph set-up are not what a video pays
+    times = {name: [] for name in runs}
     for _ in range(repeats):
-        started = time.perf_counter()
-        run(frame)
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run(frame)
+            times[name].append((time.perf_counter() - started) * 1000)
+    return {name: statistics.median(taken) for name, taken in times.items()}
 
 
 def main() -> None:
@@ -84,33 +93,36 @@ def main() -> None:
                             naming="score", **options)
 
     keep_threads(stock, args.threads)  # else its predictor runs on the cores less one, as the rest do not
-    timings = {
-        "stock YOLO(weights).predict": median_ms(
+    fp32 = args.weights.with_suffix(".onnx")
+    runs = {
+        "stock YOLO(weights).predict":
             lambda f: stock.predict(f, imgsz=width, conf=args.conf, device="cpu", verbose=False),
-            frame, args.repeats),
-        "CardDetector ultralytics (reference)": median_ms(
-            detector(args.weights, "ultralytics").detect, frame, args.repeats),
-        "CardDetector onnx fp32": median_ms(detector(args.weights, "onnx").detect, frame, args.repeats),
+        "CardDetector ultralytics (reference)": detector(args.weights, "ultralytics").detect,
+        "CardDetector onnx fp32": detector(fp32, "onnx").detect,
     }
-    int8 = args.weights.with_suffix(".int8.onnx")
+    int8 = fp32.with_suffix(".int8.onnx")
     if int8.exists():  # written by python -m vision export --int8
-        timings["CardDetector onnx int8"] = median_ms(detector(int8, "onnx").detect, frame, args.repeats)
-    app = detector(args.weights, "openvino")
-    timings[f"CardDetector openvino ({app._run.precision}, the app's)"] = median_ms(app.detect, frame, args.repeats)
+        runs["CardDetector onnx int8"] = detector(int8, "onnx").detect
+    exported = detector(fp32, "openvino")
+    runs[f"CardDetector openvino, the fp32 export ({exported._run.precision})"] = exported.detect
+    app_weights = default_weights("openvino") if args.weights == DEFAULT_WEIGHTS else args.weights
+    app = detector(app_weights, "openvino")
+    kind = "int8" if app_weights.name.endswith(OPENVINO_INT8) else app._run.precision
+    runs[f"CardDetector openvino ({kind}, the app's)"] = app.detect
     named = ""
     if app.classifier is not None:  # the two-stage design: where the time goes
-        boxes = detector(args.weights, "openvino", classifier=False)
-        timings["CardDetector openvino, boxes only (no classifier, as stock)"] = median_ms(
-            boxes.detect, frame, args.repeats)
+        boxes = detector(app_weights, "openvino", classifier=False)
+        runs["CardDetector openvino, the app's, boxes only (no classifier, as stock)"] = boxes.detect
         named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
+    timings = medians_ms(runs, frame, args.repeats)
     stock_ms = timings["stock YOLO(weights).predict"]
     print(f"1920x1080 frame, network input {width} px wide, threshold {args.conf}, {args.threads} threads, "
-          f"median of {args.repeats}{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
+          f"median of {args.repeats}, the backends taken in turn{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
     for name, ms in timings.items():
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")
     # A narrower frame is read at two widths, the finds joined (vision.detector.join_views).
     small = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_AREA)
-    narrow = CardDetector(args.weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score")
+    narrow = CardDetector(app_weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score")
     print(f"\nThe app's path on the same frame shrunk to 1280x720, read at "
           f"{' and '.join(map(str, NARROW_FRAME_WIDTHS))} px and the finds joined: "
           f"{median_ms(narrow.detect, small, args.repeats):.0f} ms")

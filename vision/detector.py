@@ -2,8 +2,10 @@
 
 Three backends run the same network on the same input and share every step around it:
 
-* ``openvino``: the fp32 export through OpenVINO, in bfloat16 where the CPU has the instructions
-  (the fastest here: :class:`~vision.weights.OpenVinoModel`; what the app uses);
+* ``openvino``: through OpenVINO (:class:`~vision.weights.OpenVinoModel`; what the app uses), by
+  default the network quantized to int8 for it (``cards.int8.xml``,
+  :func:`~vision.weights.quantize_openvino`); given an ``.onnx`` file, the fp32 export, run in
+  bfloat16 where the CPU has the instructions;
 * ``onnx``: the exported model through ONNX Runtime (its int8 copy by default);
 * ``ultralytics``: the ultralytics checkpoint's torch module (the reference).
 
@@ -34,7 +36,7 @@ from vision.reading import SURE
 from vision import weights as weight_files
 from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
 
-#: The width of the training scenes (1280×720); int8 calibration reads its frames at it.
+#: The width of the training scenes (1280×720); ONNX Runtime's int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
 #: A wider frame is read once, at its own width up to this, and shrunk to it beyond. Eleventh
 #: session, the 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX
@@ -103,7 +105,7 @@ class CardDetector:
         if backend == "onnx":
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         elif backend == "openvino":
-            network = OpenVinoModel(weights.with_suffix(".onnx"), threads)
+            network = OpenVinoModel(weights if weights.suffix == ".xml" else weights.with_suffix(".onnx"), threads)
             self._run, classes = network, network.output_width - 4
         else:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)

@@ -98,8 +98,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     recalibrate.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
     recalibrate.add_argument("--split", default="train", help="its split to take crops from (default %(default)s)")
     recalibrate.add_argument("--limit", type=int, default=500, help="first N scenes of the split (default %(default)s)")
-    recalibrate.add_argument("--detector", type=Path, default=DEFAULT_WEIGHTS,
-                             help="one-class detector whose finds are cut (default: the shipped one)")
+    recalibrate.add_argument("--detector", type=Path,
+                             help="one-class detector whose finds are cut (default: the one the app runs)")
     recalibrate.add_argument("--share", type=float, default=None,
                              help="share of the new statistics, 0-1 (default: vision.index_net.BATCH_NORM_SHARE)")
     recalibrate.add_argument("--out", type=Path, required=True, metavar="PT",
@@ -112,8 +112,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     export.add_argument("--half", action="store_true", help="store the weights as fp16 (half the file)")
     export.add_argument("--int8", type=Path, metavar="SCENES",
-                        help="also write an int8 model calibrated on these scenes' val images: <out>.int8.onnx, "
-                             "or with --classifier the classifier's <PT>.int8.onnx")
+                        help="also write int8 models calibrated on these scenes' val images: <out>.int8.onnx "
+                             "(ONNX Runtime) and <out>.int8.xml/.bin (OpenVINO, what the app runs), or with "
+                             "--classifier the classifier's <PT>.int8.onnx")
     export.add_argument("--classifier", type=Path, metavar="PT",
                         help="export this index classifier save to ONNX beside it (<PT>.onnx; the detector too only "
                              "if --weights is given)")
@@ -121,7 +122,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
     evaluate.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
-    evaluate.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    evaluate.add_argument("--weights", type=Path,
+                          help="network to score (default: the one the backend runs in the app, "
+                               "vision.weights.default_weights)")
     evaluate.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
                           help="what runs the network (default %(default)s, the app's)")
     evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
@@ -337,13 +340,16 @@ def _run_export(args: argparse.Namespace) -> int:
     if args.int8:
         import cv2
 
-        from vision.detector import INPUT_WIDTH
-        from vision.weights import quantize_onnx
+        from vision.detector import INPUT_WIDTH, NARROW_FRAME_WIDTHS
+        from vision.weights import OPENVINO_CALIBRATION_FRAMES, OPENVINO_INT8, quantize_onnx, quantize_openvino
 
-        frames = [cv2.imread(str(p)) for p in sorted((args.int8 / "images" / "val").glob("*.jpg"))[:16]]
+        paths = sorted((args.int8 / "images" / "val").glob("*.jpg"))[:OPENVINO_CALIBRATION_FRAMES]
+        frames = [frame for frame in map(cv2.imread, map(str, paths)) if frame is not None]
         if not frames:
             raise WeightsError(f"no val images in {args.int8 / 'images' / 'val'} to calibrate int8 on")
-        print(f"wrote {quantize_onnx(args.out, args.out.with_suffix('.int8.onnx'), frames, INPUT_WIDTH)}")
+        print(f"wrote {quantize_onnx(args.out, args.out.with_suffix('.int8.onnx'), frames[:16], INPUT_WIDTH)}")
+        # OpenVINO's int8 model is calibrated at the widths the app reads frames at (1280 and 1920 px).
+        print(f"wrote {quantize_openvino(args.out, args.out.with_suffix(OPENVINO_INT8), frames, NARROW_FRAME_WIDTHS)}")
     return 0
 
 

@@ -1,8 +1,10 @@
 """The detector's weight files: where the shipped ones live, loading them with a clear error, export.
 
 ``models/cards.pt`` is the ultralytics checkpoint (the reference backend and the source of every
-export); ``models/cards.onnx`` is its fp32 export, which the app runs through OpenVINO, and
-``models/cards.int8.onnx`` the same network quantized, for ONNX Runtime (:func:`default_weights`).
+export); ``models/cards.onnx`` is its fp32 export (weights stored fp16); ``models/cards.int8.xml``
+(with ``.bin``) that export quantized to int8 for OpenVINO by NNCF, which the app runs
+(:func:`quantize_openvino`); and ``models/cards.int8.onnx`` the export quantized for ONNX Runtime
+(:func:`default_weights`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,14 @@ DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "cards.onn
 def default_weights(backend: str = "onnx") -> Path:
     """The shipped model a backend runs when none is named: for ONNX Runtime the int8 model, which
     scores as the fp32 one does on the held-out decks and runs a quarter faster (models/MODEL_CARD.md
-    has both); for OpenVINO the fp32 export, which it runs in bfloat16 where the CPU can; for the
-    ultralytics reference, the checkpoint."""
-    return DEFAULT_WEIGHTS.with_suffix({"onnx": ".int8.onnx", "openvino": ".onnx"}.get(backend, ".pt"))
+    has both); for OpenVINO its own int8 model (:func:`quantize_openvino`, since the thirty-third
+    session: its backbone and neck in int8, faster than the fp32 export in bfloat16 and much faster
+    on a CPU without bfloat16); for the ultralytics reference, the checkpoint."""
+    return DEFAULT_WEIGHTS.with_suffix({"onnx": ".int8.onnx", "openvino": OPENVINO_INT8}.get(backend, ".pt"))
+
+
+#: The OpenVINO int8 model's suffix (``cards.int8.xml``, its weights in ``cards.int8.bin`` beside it).
+OPENVINO_INT8 = ".int8.xml"
 
 _REBUILD = ("rebuild it: python -m vision train (see models/MODEL_CARD.md for the recipe), "
             "then python -m vision export --weights runs/detector/<run>/weights/best.pt --out {path}")
@@ -35,10 +42,10 @@ class WeightsError(Exception):
 
 
 def weights_error(path: Path, problem: str) -> WeightsError:
-    int8 = path.name.endswith(".int8.onnx")
-    fp32 = path.with_name(path.name.removesuffix(".int8.onnx") + ".onnx") if int8 else path  # int8's source
+    int8 = path.name.endswith((".int8.onnx", OPENVINO_INT8, ".int8.bin"))
+    fp32 = path.with_name(path.name.split(".int8.")[0] + ".onnx") if int8 else path  # int8's source
     checkpoint = fp32.with_suffix(".pt")
-    if path.suffix == ".onnx" and checkpoint.exists():
+    if path.suffix in (".onnx", ".xml", ".bin") and checkpoint.exists():
         calibrate = " --int8 datasets/generated/<scenes> (python -m vision synth)" if int8 else ""
         hint = f"rebuild it with python -m vision export --weights {checkpoint} --out {fp32}{calibrate}"
     else:
@@ -74,7 +81,8 @@ def load_onnx_session(path: Path, threads: int | None = None, error=None):
 
 
 class OpenVinoModel:
-    """An ONNX model compiled by OpenVINO for the CPU: call it with the model's one input array for
+    """An ONNX model, or an OpenVINO one (``.xml``, its weights in the ``.bin`` beside it), compiled
+    by OpenVINO for the CPU: call it with the model's one input array for
     its first output. OpenVINO picks the CPU's fastest precision: bfloat16 where the CPU has the
     instructions (AMX or AVX-512 BF16, as this project's machines), else float32.
 
@@ -93,7 +101,8 @@ class OpenVinoModel:
         try:
             self._compiled = _openvino_core().compile_model(str(path), "CPU", config)
         except Exception as problem:  # OpenVINO raises RuntimeError and its own types for bad files
-            raise error(path, f"not a readable ONNX model ({type(problem).__name__})") from None
+            kind = "OpenVINO model (or its .bin beside it)" if path.suffix == ".xml" else "ONNX model"
+            raise error(path, f"not a readable {kind} ({type(problem).__name__})") from None
         self._request = self._compiled.create_infer_request()
         #: The length of the output's second axis (a detector's 4 + classes, a classifier's classes).
         self.output_width = self._compiled.outputs[0].get_partial_shape()[1].get_length()
@@ -170,6 +179,49 @@ def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_w
     # int8 scale for both would round every score to zero.
     return quantize_static_int8(model, out, ({"images": preprocess(frame, input_width)[0]} for frame in calibration),
                                 op_types=["Conv"])
+
+
+#: The detection head's box decoding, the arithmetic directly under its module (``/model.22/Add_8``
+#: and its like): :func:`quantize_openvino` finds the head by it and leaves the head in float.
+BOX_DECODING = r"/model\.\d+/(Add|Sub|Mul|Div)(_\d+)?"
+#: Calibration frames for :func:`quantize_openvino`.
+OPENVINO_CALIBRATION_FRAMES = 48
+
+
+def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], input_widths: tuple[int, ...]) -> Path:
+    """An int8 copy of an exported detector for OpenVINO (``out``, an ``.xml`` with its ``.bin``):
+    NNCF's post-training quantization of the backbone and the neck, weights per channel,
+    activations calibrated on the frames read at each of ``input_widths`` in turn (as the app reads
+    them). The detection head (the module holding :data:`BOX_DECODING`) stays in float, as do the
+    sigmoids and the SiLUs' products.
+
+    Thirty-third session, the shipped detector, calibrated on 48 ``scenes720d`` val frames (training
+    designs): on three of the demo's frames (960x540, indexes 8-11 px) it finds all 77 of the
+    reference's finds at 0.2 and names 76 alike (the fp32 export in bfloat16: 1 lost, 75). With the
+    head quantized too the network took about a tenth less time but lost 8 of the 77 and read the
+    demo hand worse; with the head's box decoding quantized as well, the choice set's mAP50 fell from
+    0.578 to 0.528 (mAP50-95 0.369 -> 0.286: one int8 scale for a box's corners, 0 to 1920 px).
+    Accuracy and speed on the held-out decks: models/MODEL_CARD.md and ``bench/bench_detector.py``."""
+    import re
+
+    import nncf
+    import openvino as ov
+
+    from vision.detector import preprocess
+
+    network = _openvino_core().read_model(str(check_exists(model)))
+    heads = {name.split("/")[1] for name in (op.get_friendly_name() for op in network.get_ordered_ops())
+             if re.fullmatch(BOX_DECODING, name)}
+    if len(heads) != 1:
+        raise weights_error(model, "no YOLO detection head (its box decoding) found to keep in float")
+    head = rf"/{re.escape(heads.pop())}/.*"
+    inputs = [preprocess(frame, input_widths[i % len(input_widths)])[0] for i, frame in enumerate(calibration)]
+    scope = nncf.IgnoredScope(patterns=[head], types=["Multiply", "Subtract", "Sigmoid"], validate=False)
+    quantized = nncf.quantize(network, nncf.Dataset(inputs), preset=nncf.QuantizationPreset.MIXED,
+                              subset_size=len(inputs), ignored_scope=scope)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ov.save_model(quantized, str(out))  # float weights stored fp16, the int8 ones as int8
+    return out
 
 
 def quantize_static_int8(model: Path, out: Path, inputs, op_types: list[str] | None = None) -> Path:

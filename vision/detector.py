@@ -18,9 +18,9 @@ at its full width (:data:`MAX_INPUT_WIDTH`); a narrower one twice, at each of
 With an :class:`~vision.index_classifier.IndexClassifier` the detector is the two-stage design: the
 network finds "a corner index" (one class) and the classifier names each crop. A one-class model
 loads the classifier shipped beside it (:data:`CLASSIFIER_NAME`) unless one is given, run the same way:
-for the ``onnx`` backend its int8 export beside an int8 network (``index_classifier.int8.onnx``) and
-its fp32 export beside an fp32 one; for ``openvino`` the export beside the network, through OpenVINO;
-its torch save for the reference.
+its int8 export beside an int8 network (``index_classifier.int8.onnx``, beside ``cards.int8.onnx``
+for ``onnx`` and ``cards.int8.xml`` for ``openvino``) and its fp32 export beside an fp32 one, run
+by the same runtime as the network; its torch save for the reference.
 """
 
 from __future__ import annotations
@@ -113,8 +113,11 @@ class CardDetector:
         if classes == 1 and classifier is None:
             from vision.index_classifier import INT8_SUFFIX, IndexClassifier
 
-            # The int8 network runs with the int8 classifier, the fp32 export with the fp32 one.
-            int8 = weights.name.endswith(INT8_SUFFIX)
+            # An int8 network (ONNX Runtime's or OpenVINO's) runs with the int8 classifier, the fp32
+            # export with the fp32 one. Thirty-third session, OpenVINO's int8 detector on the choice
+            # set: mAP50 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's path on a
+            # 1080p frame 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15 turns).
+            int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8))
             suffix = ".pt" if backend == "ultralytics" else INT8_SUFFIX if int8 else ".onnx"
             classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
                                          runtime=classifier_runtime(backend))

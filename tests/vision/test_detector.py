@@ -91,7 +91,7 @@ def test_the_apps_backend_finds_what_the_reference_finds_with_the_shipped_model(
     # The reference keeps finds a little under the app's threshold too, so that a find on the edge,
     # in bfloat16 just over it and in float32 just under, is matched rather than counted missing.
     app, reference = CardDetector(conf=0.3), CardDetector(backend="ultralytics", conf=0.25)
-    assert app.backend == "openvino" and app.classifier is not None
+    assert app.backend == "openvino" and app.classifier.weights.name == "index_classifier.int8.onnx"
     a, near = app.detect(frame), reference.detect(frame)
     b = near[near.confidence >= 0.3]
     assert len(b) >= 10

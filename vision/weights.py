@@ -198,9 +198,10 @@ def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], inp
     Thirty-third session, the shipped detector, calibrated on 48 ``scenes720d`` val frames (training
     designs): on three of the demo's frames (960x540, indexes 8-11 px) it finds all 77 of the
     reference's finds at 0.2 and names 76 alike (the fp32 export in bfloat16: 1 lost, 75). With the
-    head quantized too the network took about a tenth less time but lost 8 of the 77 and read the
-    demo hand worse; with the head's box decoding quantized as well, the choice set's mAP50 fell from
-    0.578 to 0.528 (mAP50-95 0.369 -> 0.286: one int8 scale for a box's corners, 0 to 1920 px).
+    head quantized too the network took a sixth less time (79 against 95 ms at 1920 px) but lost 8 of
+    the 77 and read the demo hand worse; with the head's box decoding quantized as well, the choice
+    set's mAP50 fell from 0.578 to 0.528 (mAP50-95 0.369 -> 0.286: one int8 scale for a box's
+    corners, 0 to 1920 px).
     Accuracy and speed on the held-out decks: models/MODEL_CARD.md and ``bench/bench_detector.py``."""
     import re
 

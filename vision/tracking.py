@@ -151,8 +151,9 @@ class TableTracker:
     #: codes read where the steady turn card lies while it was read there only a few times
     _turn_card_rereads: set = field(default_factory=set)
     _last_frame: int | None = None  #: the frame number of the last reading, when given
-    #: the last few steps between the frame numbers of readings: the reader's pace
+    #: the last few steps between the frame numbers of readings
     _steps: deque = field(default_factory=lambda: deque(maxlen=PACE_READINGS))
+    _pace: int = READING_STEP  #: the reader's pace: the median of ``_steps``, frames a reading
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
@@ -178,6 +179,7 @@ class TableTracker:
         :data:`READING_STEP`); a number that goes back (another video) counts as a usual step."""
         if frame is not None and self._last_frame is not None and frame > self._last_frame:
             self._steps.append(frame - self._last_frame)
+            self._pace = sorted(self._steps)[len(self._steps) // 2]
         self._last_frame = frame
         seen = table_parts(reading)
         self._place_turn_card(reading, seen)
@@ -209,8 +211,7 @@ class TableTracker:
     def _window(self) -> int:
         """How many readings a wait lasts at the reader's pace (the median of its last steps between
         frame numbers): :attr:`wait_frames` frames, never fewer than ``confirm + 1`` readings."""
-        pace = sorted(self._steps)[len(self._steps) // 2] if self._steps else READING_STEP
-        return max(self.confirm + 1, round(self._wait_frames() / pace))
+        return max(self.confirm + 1, round(self._wait_frames() / self._pace))
 
     def _first_read(self, recent: deque, value, steady) -> int:
         """The reading ``value`` was first read in, since ``steady`` was last read (a value read

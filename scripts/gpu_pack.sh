@@ -8,7 +8,9 @@
 # The device run fine-tunes models/cards.pt (tracked, so it travels anyway) when it exists.
 # Then, with the device tool: run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600).
 # Everything that travels (tracked files + .gpu) must stay under 64 MiB: the face atlas takes the
-# room the rest leaves (CARRY_MIB, 62 by default), and this prints the total.
+# room the rest leaves (CARRY_MIB, 65 by default: the budget counts the faces before gzip, which
+# squeezes them a little; with 65 the thirty-fourth session's carry was 63.8 MB, 74 decks, and went
+# through, where 62 left room for 67), and this prints the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-/work/main/.venv/bin/python}
@@ -61,7 +63,7 @@ EOF
 # tracked files, the packages above and the faces stay under CARRY_MIB.
 tracked=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
 packages=$(du -sb .gpu | cut -f1)
-"$PY" scripts/gpu_faces.py pack "$ATLAS" .gpu/faces $(( ${CARRY_MIB:-62} * 1048576 - tracked - packages ))
+"$PY" scripts/gpu_faces.py pack "$ATLAS" .gpu/faces $(( ${CARRY_MIB:-65} * 1048576 - tracked - packages ))
 
 # Two gzipped archives rather than thousands of small files: the device tool measures the carry by more
 # than the files' bytes (a 65.2 MB tree of 4,784 files was refused as over 64 MiB).

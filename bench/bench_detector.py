@@ -11,8 +11,9 @@ Every backend, stock predict too, runs the network on the frame scaled to ``--in
 default the width the app reads a 1080p frame at, ``vision.detector.input_widths_for(1920)``), so the
 ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (until the
 twenty-fifth session stock predict ran on one, ultralytics' choice on a two-core machine). Every
-one keeps finds down to ``--conf`` (by default the table reader's threshold,
-``vision.reading.READING_THRESHOLD``), and the two-stage
+one keeps finds down to ``--conf`` (by default where the table reader's detector cuts,
+``vision.reading.READING_THRESHOLD`` times ``COLUMN_SHARE``: the weak finds that continue meld
+columns are read too, since the thirty-fourth session), and the two-stage
 detectors name them as the table reader does (by score): a lower threshold gives the classifier
 more finds to read. Below the table, the app's path on the same frame shrunk to 1280×720, which it
 reads at two widths and joins (``vision.detector.NARROW_FRAME_WIDTHS``).
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
 from vision.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
-from vision.reading import READING_THRESHOLD  # noqa: E402
+from vision.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
 from vision.train import keep_threads  # noqa: E402
 from vision.weights import DEFAULT_WEIGHTS, OPENVINO_INT8, default_weights  # noqa: E402
 
@@ -76,8 +77,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--input-width", type=int, default=input_widths_for(1920)[0],
                         help="network input width for every backend (default %(default)s, the app's for 1080p)")
-    parser.add_argument("--conf", type=float, default=READING_THRESHOLD,
-                        help="confidence threshold for every backend (default %(default)s, the table reader's)")
+    parser.add_argument("--conf", type=float, default=READING_THRESHOLD * COLUMN_SHARE,
+                        help="confidence threshold for every backend (default %(default).2g, the table reader's "
+                        "detector's: its threshold times COLUMN_SHARE, for the weak finds of meld columns)")
     args = parser.parse_args()
     os.environ["YOLO_OFFLINE"] = "1"
     import torch

@@ -38,7 +38,7 @@ from vision.evaluate_reader import (Noise, SceneMismatch, dataset_scenes, detect
                                     evaluate, synthetic_scenes)
 from vision.evaluate_video import evaluate_video  # noqa: E402
 from vision.index_classifier import NAMINGS  # noqa: E402
-from vision.reading import READING_THRESHOLD  # noqa: E402
+from vision.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
 
 COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "cards_missed_%", "cards_extra_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
            "turn_card_right_%")
@@ -59,6 +59,9 @@ def main() -> None:
     parser.add_argument("--thresholds", type=float, nargs="+", default=[READING_THRESHOLD],
                         help="with --pictures, and for videos with pictures: the detector's confidence thresholds "
                         "to read at (default %(default)s)")
+    parser.add_argument("--column-share", type=float, default=COLUMN_SHARE, metavar="SHARE",
+                        help="with pictures: the detector runs at this share of each threshold, for weak finds "
+                        "that continue meld columns (default %(default)s, the reader's; 1: none)")
     parser.add_argument("--naming", choices=NAMINGS, default="score",
                         help="with --pictures, and for videos with pictures: how the classifier judges a find "
                         "(default %(default)s, the reader's)")
@@ -95,10 +98,10 @@ def _filmed(videos: list[Path], args) -> None:
 
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf = threshold
-        print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold}, named by "
-              f"{args.naming}, every {args.every} frames:")
-        results = [evaluate_video(video, detector=detector, every=args.every) for video in videos]
+        detector.conf = threshold * args.column_share
+        print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
+              f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames:")
+        results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold) for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
         print(f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
@@ -125,9 +128,9 @@ def _pictures(args) -> None:
     _table(f"labelled boxes, {where}:", evaluate(scenes))
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf = threshold
-        _table(f"the shipped detector at threshold {threshold}, named by {args.naming}, {where}:",
-               evaluate(scenes, detector=detector))
+        detector.conf = threshold * args.column_share
+        _table(f"the shipped detector at threshold {threshold} (weak finds from {detector.conf:.3g}), named by "
+               f"{args.naming}, {where}:", evaluate(scenes, detector=detector, threshold=threshold))
 
 
 def _latency(scenes, size, repeats: int = 3) -> None:

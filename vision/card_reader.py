@@ -20,7 +20,7 @@ from vision.detections import Detections
 from vision.focus import index_sharpness
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, see_cards
-from vision.reading import READING_THRESHOLD, TableReading
+from vision.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
 from vision.team_areas import TableFrame, TableSetup
 
 
@@ -37,24 +37,30 @@ class CardReader:
         self.detector = detector if detector is not None else _trained_detector(weights)
         self.setup = setup or TableSetup()
         self._memory: tuple[TableSetup, tuple[int, int], ViewMemory] | None = None
+        #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
+        #: with its own cut-off, until a threshold is set).
+        self._threshold: float | None = READING_THRESHOLD if detector is None else None
 
     @property
     def threshold(self) -> float | None:
-        """The detector's confidence cut-off (``None`` for a detector without one)."""
-        return getattr(self.detector, "conf", None)
+        """The confidence a find needs to count on its own (``None`` for a detector without a
+        cut-off). The detector runs lower, at :data:`~vision.reading.COLUMN_SHARE` of it, for the
+        weak finds that continue a meld column."""
+        return self._threshold if self._threshold is not None else getattr(self.detector, "conf", None)
 
     @threshold.setter
     def threshold(self, value: float) -> None:
         if not 0 < value < 1:
             raise ValueError(f"a detection threshold lies between 0 and 1, not {value}")
+        self._threshold = value
         if hasattr(self.detector, "conf"):
-            self.detector.conf = value
+            self.detector.conf = value * COLUMN_SHARE
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
         """The table the frame shows, with how sharp each corner found looks (where it can be judged)."""
         height, width = frame_bgr.shape[:2]
         found = self.detector.detect(frame_bgr)
-        sharpness = index_sharpness(frame_bgr, found.xyxy)
+        sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
 
@@ -73,18 +79,20 @@ class CardReader:
         or the frame size changes."""
         if self._memory is None or self._memory[0] is not self.setup or self._memory[1] != image_size:
             self._memory = (self.setup, image_size, ViewMemory())
-        return read_table(detections, image_size, self.setup, self._memory[2])
+        return read_table(detections, image_size, self.setup, self._memory[2], self._threshold or 0.0)
 
 
 def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,
-               memory: ViewMemory | None = None) -> TableReading:
+               memory: ViewMemory | None = None, threshold: float = 0.0) -> TableReading:
     """The table a frame's corner-index detections show (``memory``: the view as measured in the
-    same video's earlier frames, see :class:`ViewMemory`)."""
+    same video's earlier frames, see :class:`ViewMemory`). Finds under ``threshold`` are weak: they
+    only continue meld columns (:data:`vision.reading.COLUMN_SHARE`)."""
     frame = TableFrame(setup or TableSetup(), image_size)
-    reading = group_cards(see_cards(detections, frame, memory), image_size, frame.has_areas)
+    reading = group_cards(see_cards(detections, frame, memory, threshold), image_size, frame.has_areas)
     if memory is not None and reading.turn_card is not None:
         memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
-    heights = detections.xyxy[:, 3] - detections.xyxy[:, 1]
+    sure = detections.xyxy[detections.confidence >= threshold]
+    heights = sure[:, 3] - sure[:, 1]
     return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights))
 
 
@@ -103,6 +111,6 @@ def _trained_detector(weights: Path | None):
     try:
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
         # threshold than a single corner's (READING_THRESHOLD's measurements).
-        return CardDetector(weights, conf=READING_THRESHOLD, naming="score")
+        return CardDetector(weights, conf=READING_THRESHOLD * COLUMN_SHARE, naming="score")
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

@@ -192,11 +192,13 @@ def readable(truth: dict) -> bool:
     return all(any(i["labelled"] for i in cards[-1]["indexes"]) for cards in piles.values())
 
 
-def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None) -> dict[str, dict]:
+def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
+             threshold: float = 0.0) -> dict[str, dict]:
     """Tallies over ``scenes`` (pairs of ground truth and the table set-up players would give) for
     every scene and for readable ones, read with and without the set-up. With a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) each scene is read from its picture instead
-    of its labelled boxes: ``scenes`` are then :func:`dataset_scenes`' triples."""
+    of its labelled boxes: ``scenes`` are then :func:`dataset_scenes`' triples. Finds under
+    ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`)."""
     rng = np.random.default_rng(seed)
     tallies = {key: Tally() for key in ("set-up/all", "set-up/readable", "default/all", "default/readable")}
     for truth, setup, *picture in scenes:
@@ -208,7 +210,7 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None) -
             detections = noisy(detections, noise, rng)
         size = (truth["image"]["width"], truth["image"]["height"])
         for mode, given in (("set-up", setup), ("default", None)):
-            tally = judge(read_table(detections, size, given), truth)
+            tally = judge(read_table(detections, size, given, threshold=threshold), truth)
             tallies[f"{mode}/all"].add(tally)
             if readable(truth):
                 tallies[f"{mode}/readable"].add(tally)

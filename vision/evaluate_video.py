@@ -91,11 +91,14 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
-                   detector=None, every: int = 1, wait_frames: int | None = None) -> VideoResult:
+                   detector=None, every: int = 1, wait_frames: int | None = None,
+                   threshold: float = 0.0) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
-    tracker waiting ``wait_frames`` (:attr:`~vision.tracking.TableTracker.wait_frames`)."""
+    tracker waiting ``wait_frames`` (:attr:`~vision.tracking.TableTracker.wait_frames`). Finds under
+    ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`), as the app's
+    reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -111,8 +114,8 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory),
-                       frame=number)
+        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory,
+                                  threshold), frame=number)
     # In the order they were played (the tracker reports each once it has held, an opening only
     # once its melds have settled, so a three laid after an opening may be reported first).
     read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]

@@ -10,11 +10,14 @@ together, and where a group lies and what ranks it holds says what it is.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from companion.cards import Card
+from companion.rulebook import value
 from vision.physical_cards import MIDDLE_HALF_BAND, CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
@@ -45,24 +48,70 @@ FAN_RISE = 0.25
 #: The next card of a column lies below a card by less than the first share of a card's width across,
 #: and between the second and third shares of its height down (players overlap columns by 0.26–0.34).
 COLUMN_STEP = (0.25, 0.15, 0.5)
+#: A weak card continues a column when its top-left index lies less than the first share of a card's
+#: width across from a counted card of its rank, and between the second and third shares of its
+#: height above it: a column's earlier cards lie above its later ones (a card seen by its lower index
+#: alone is placed a card's index diagonal too far down and right). Not level with it: a weak find
+#: there is most often the same index read again as another card.
+CONTINUES = (1.0, 0.1, 1.5)
+#: The fewest cards of a meld (the rule book's ``meld.min_cards``: seed 000 §Melds and canastas).
+MIN_MELD = value("meld.min_cards")
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
 STEP = (0.6, 0.55)
 
 
 def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
     """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
-    otherwise a band along the middle line."""
-    middle = [c for c in seen.cards if c.side == MIDDLE or (not areas_set and _in_middle(c, seen))]
+    otherwise a band along the middle line. A weak card (:attr:`SeenCard.weak`) counts only where it
+    continues a meld column (:func:`_continuing_columns`)."""
+    cards = _continuing_columns(seen)
+    middle = [c for c in cards if c.side == MIDDLE or (not areas_set and _in_middle(c, seen, cards))]
     teams = {}
     for team in TEAMS:
         width, height = seen.card_size(team)
-        side = [c for c in seen.cards if c.side == team and c not in middle]
+        side = [c for c in cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
     discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card)
     return TableReading(image_size, teams, discard, turn_card)
 
 
-def _in_middle(card: SeenCard, seen: CardsSeen) -> bool:
+def _continuing_columns(seen: CardsSeen) -> list[SeenCard]:
+    """The frame's cards but the weak ones that continue no meld column: a weak card counts when it
+    is a natural card (not a three) on a team's side whose sure cards show its rank once, and lies
+    above a counted card of its rank (counted weak cards included) as :data:`CONTINUES` says, its
+    index about that card's size (:meth:`~vision.physical_cards.CardsSeen.one_deck`). A
+    column's first cards show only a strip with their index (the later cards cover the rest), which
+    the detector is less sure of than the last card's whole face: alone, that card reads as a
+    canasta pile (one card showing), a meld of seven. Weak cards that make no meld of
+    :data:`MIN_MELD` cards with their sure one count for nothing. Where the sure cards show a rank
+    more than once, weak finds add nothing (thirty-fourth session: let them join any column of
+    their rank and the choice videos read 100 -> 72 of 131 events in order, with 6 -> 19 cards
+    extra).
+    """
+    counted = [c for c in seen.cards if not c.weak]
+    lone = {(side, rank) for side in TEAMS for rank, n in
+            Counter(_kind(c) for c in counted if c.side == side).items() if n == 1}
+    waiting = [c for c in seen.cards if c.weak and (c.side, _kind(c)) in lone and _kind(c) != "wild"
+               and not Card.parse(c.code).is_three]
+    grew = True
+    while grew and waiting:
+        grew = False
+        for card in list(waiting):
+            width, height = seen.card_size(card.side)
+            if any(other.side == card.side and _kind(other) == _kind(card) and seen.one_deck(card, other)
+                   and abs(other.top_left[0] - card.top_left[0]) < CONTINUES[0] * width
+                   and CONTINUES[1] * height < other.top_left[1] - card.top_left[1] < CONTINUES[2] * height
+                   for other in counted):
+                counted.append(card)
+                waiting.remove(card)
+                grew = True
+    # A meld holds three cards at least: one weak card beside a lone sure one is no column.
+    short = {(side, rank) for side, rank in lone
+             if sum(c.side == side and _kind(c) == rank for c in counted) < MIN_MELD}
+    return [c for c in seen.cards if c in counted and not (c.weak and (c.side, _kind(c)) in short)]
+
+
+def _in_middle(card: SeenCard, seen: CardsSeen, cards: list[SeenCard]) -> bool:
     """Whether a card, read without team areas, lies in the middle of the table (see :data:`MIDDLE_BAND`)."""
     width, height = seen.card_size(card.side)
     near, far = (bound * height for bound in MIDDLE_BAND)
@@ -70,7 +119,7 @@ def _in_middle(card: SeenCard, seen: CardsSeen) -> bool:
         return True
     if abs(card.index_y) >= far or not seen.top_down:
         return False
-    return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in seen.cards)
+    return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in cards)
 
 
 def _next_in_column(card: SeenCard, other: SeenCard, width: float, height: float) -> bool:

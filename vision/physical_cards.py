@@ -120,6 +120,9 @@ class SeenCard:
     index_aspect: float = 0.0
     index_boxes: tuple[tuple[float, float, float, float], ...] = ()  #: each index's box, image pixels
     index_xs: tuple[float, ...] = ()  #: each index's x in the side's upright frame
+    #: seen only by finds less sure than the reading's threshold: kept only where it continues a
+    #: meld column of its rank (:func:`vision.grouping.group_cards`)
+    weak: bool = False
 
 
 @dataclass
@@ -200,11 +203,17 @@ class CardsSeen:
         return across / 0.74, across / 0.52
 
 
-def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | None = None) -> CardsSeen:
+def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | None = None,
+              sure: float = 0.0) -> CardsSeen:
     """The physical cards of one frame. ``memory`` (one per video and table set-up) lends the view
     measured in earlier frames to a frame that shows too little of it, and learns from one that
-    shows enough."""
+    shows enough. Finds less confident than ``sure`` (weak finds, see
+    :data:`vision.reading.COLUMN_SHARE`) become cards too, marked weak, but measure nothing of the
+    view: the middle line, the sides' turns and the index diagonals come from the sure finds."""
     if not len(detections):
+        return CardsSeen((), {})
+    weak = detections.confidence < sure
+    if weak.all():
         return CardsSeen((), {})
     upright = frame.to_frame(detections.centers)
     sizes, aspects = _index_shapes(detections, frame)
@@ -215,16 +224,17 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
             # team's spread hands); the discard pile and the turn card lie on it.
             upright[:, 1] -= float(np.median(upright[sides == MIDDLE, 1]))
     else:
-        upright[:, 1] -= _middle_line(upright[:, 1], sizes)
+        upright[:, 1] -= _middle_line(upright[~weak, 1], sizes[~weak])
         sides = np.where(upright[:, 1] >= 0, "A", "B")
     upright[sides == "B"] *= -1  # team B's cards stand upright once its side is turned half round
     slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
     if frame.setup.perspective is not None and not frame.has_areas:  # the middle line is known
-        _middle_band(upright, sides, detections.class_id, sizes, slopes)
+        _middle_band(upright, sides, detections.class_id, sizes, slopes, ~weak)
     if frame.setup.perspective is None:
         for side in ("A", "B"):
             mine = sides == side
-            turn = _column_turn(upright[mine], detections.class_id[mine], sizes[mine])
+            measured = mine & ~weak
+            turn = _column_turn(upright[measured], detections.class_id[measured], sizes[measured])
             if memory is not None:
                 turn = memory.turn(side, turn)
             upright[mine] = _turned(upright[mine], turn)
@@ -232,14 +242,15 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
     # In the top-down view a card is one size everywhere, so every pair helps measure it; otherwise
     # each side is measured on its own (the far side looks smaller) when it shows enough pairs.
     # The middle's cards lie askew (the discard pile is a heap), so they measure nothing.
-    laid = sides != MIDDLE if (sides != MIDDLE).any() else np.ones(len(sides), bool)
+    laid = (sides != MIDDLE if ((sides != MIDDLE) & ~weak).any() else np.ones(len(sides), bool)) & ~weak
     shared = _diagonals(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], slopes)
     same_deck = _same_deck_sizes(detections.class_id[laid], upright[laid], sizes[laid], sides[laid], shared[0])
     shared_backed = None  #: whether pairs back the shared diagonal (measured once, when a side lacks its own)
     for side in np.unique(sides):
-        mine = np.flatnonzero(sides == side)
+        sure_mine = np.flatnonzero((sides == side) & ~weak)
         own = [] if frame.setup.perspective is not None or side == MIDDLE else \
-            _diagonals(detections.class_id[mine], upright[mine], sizes[mine], sides[mine], slopes, MIN_SUPPORT)
+            _diagonals(detections.class_id[sure_mine], upright[sure_mine], sizes[sure_mine], sides[sure_mine], slopes,
+                       MIN_SUPPORT)
         diagonals = own or shared
         if memory is not None:
             if not own and shared_backed is None:
@@ -247,28 +258,33 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
                                                 slopes, MIN_SUPPORT))
             diagonals = memory.diagonal(str(side), diagonals if own or shared_backed else None) or diagonals
         typical[str(side)] = tuple(map(float, diagonals[0]))
-        twins = _turned_twins(detections.class_id[mine], upright[mine], diagonals, sizes[mine], same_deck)
-        if (twins != detections.class_id[mine]).any():
-            class_id = detections.class_id.copy()
-            class_id[mine] = twins
-            detections = Detections(detections.xyxy, detections.confidence, class_id)
-        found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck, slopes)
-        if side == MIDDLE and memory is not None:
-            found = _turn_card_apart(found, mine, detections, memory.turn_card())
-        for members in found:
-            cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
-                               aspects))
+        # The sure finds make cards as if alone; the weak ones make cards of their own, apart.
+        for mine in (sure_mine, np.flatnonzero((sides == side) & weak)):
+            if not len(mine):
+                continue
+            twins = _turned_twins(detections.class_id[mine], upright[mine], diagonals, sizes[mine], same_deck)
+            if (twins != detections.class_id[mine]).any():
+                class_id = detections.class_id.copy()
+                class_id[mine] = twins
+                detections = Detections(detections.xyxy, detections.confidence, class_id)
+            found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck,
+                          slopes)
+            if side == MIDDLE and memory is not None and mine is sure_mine:
+                found = _turn_card_apart(found, mine, detections, memory.turn_card())
+            for members in found:
+                cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
+                                   aspects, weak))
     known = memory.turn_card() if memory is not None else None
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck,
                      known[0] if known else None)
 
 
-def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes) -> None:
+def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes, measure: np.ndarray) -> None:
     """Give the indexes along the middle line to the middle (in place), turned back if they were
     team B's. The discard pile lies across the line, so its top card's two indexes fall on either
     side of it: split between the teams they would pair as two cards, a heap apart (which reads as
     a turn card beside the discard pile)."""
-    height = float(_diagonals(class_id, upright, sizes, sides, slopes)[0][0]) / 0.52
+    height = float(_diagonals(class_id[measure], upright[measure], sizes[measure], sides[measure], slopes)[0][0]) / 0.52
     near = np.abs(upright[:, 1]) < MIDDLE_HALF_BAND * height
     upright[near & (sides == "B")] *= -1
     sides[near] = MIDDLE
@@ -683,7 +699,8 @@ def _of_one_meld(card: int, other: int) -> bool:
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
-def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes, aspects) -> SeenCard:
+def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes, aspects,
+          weak: np.ndarray) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -695,4 +712,5 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
                     float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()),
-                    tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]))
+                    tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]),
+                    bool(weak[members].all()))

@@ -12,6 +12,7 @@ from collections import Counter
 
 import cv2
 import numpy as np
+import pytest
 
 from companion import Meld, parse_cards
 from companion.app.main_window import DEMO_VIDEO, MainWindow
@@ -20,7 +21,7 @@ from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth
 from vision.detections import Detections
 from vision.evaluate_video import team_areas
-from vision.reading import READING_THRESHOLD, TableReading
+from vision.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
 from vision.team_areas import TableSetup
 
 
@@ -123,7 +124,7 @@ def test_the_detection_threshold_in_settings_reaches_the_reader(qtbot, store):
     assert window.reader.threshold == window.settings.threshold == READING_THRESHOLD
     window.apply_settings(dataclasses.replace(window.settings, threshold=0.35))
     read_once()
-    assert window.reader.threshold == 0.35 and window.reader.detector.conf == 0.35
+    assert window.reader.threshold == 0.35 and window.reader.detector.conf == pytest.approx(0.35 * COLUMN_SHARE)
     window.close()
 
 

@@ -56,6 +56,25 @@ def test_a_meld_column_starting_close_to_the_middle_stays_the_teams():
     assert [c.code for c in reading.discard] == ["4H"]
 
 
+def test_weak_finds_continue_a_column_and_count_nowhere_else():
+    # A column's first cards show a strip each; found less surely than its last card's whole face,
+    # alone that card reads as a canasta pile.
+    strips = [replace(c, weak=True) for c in _column("JD", "B", -1.0, 0.6, count=3)]
+    last = _card("JH", "B", -1.0, 0.6 + 0.9)
+    reading = group_cards(_seen(last), (1920, 1080))
+    assert [p.top.code for p in reading.teams["B"].piles] == ["JH"] and not reading.teams["B"].melds
+    reading = group_cards(_seen(last, *strips), (1920, 1080))
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["JD", "JD", "JD", "JH"]]
+    assert not reading.teams["B"].piles
+    # A weak find of another rank, of the rank far from its cards, a wild card or a three: nothing.
+    strays = [replace(_card(code, side, x, y), weak=True) for code, side, x, y in
+              (("QD", "B", -1.0, 1.2), ("JS", "B", 2.0, 0.6), ("2C", "B", -1.0, 1.8), ("3H", "B", -1.0, 1.8),
+               ("JC", "A", -1.0, 0.6))]
+    reading = group_cards(_seen(last, *strays), (1920, 1080))
+    assert [p.top.code for p in reading.teams["B"].piles] == ["JH"]
+    assert not reading.teams["B"].melds and not reading.teams["B"].threes and not reading.teams["A"].piles
+
+
 def _four_corner_column(codes: list[str], step: float, askew: dict[int, float]) -> Detections:
     """Index boxes of a column of cards 100 units tall from a deck with an index in every corner (as
     the Dondorf decks), starting 100 units below the middle line: the top two indexes of every card

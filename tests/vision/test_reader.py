@@ -16,6 +16,7 @@ from vision.detections import Detections
 from vision.evaluate_reader import (SceneMismatch, camera_setup, dataset_scenes, detections_from_truth, evaluate,
                                     judge, readable, synthetic_scenes)
 from vision.physical_cards import see_cards
+from vision.reading import COLUMN_SHARE
 from vision.scene import LayoutStyle
 from vision.synth import build_scene
 from vision.table_state import TableState, TeamTable
@@ -235,7 +236,30 @@ def test_without_a_setup_the_half_nearer_the_camera_is_team_a_even_with_hands_sp
     assert all(Card.parse(m.codes[0]).rank in "K7" for m in reading.teams["A"].melds)
 
 
-def test_the_reader_threshold_is_its_detectors_cut_off():
+def test_a_column_whose_first_cards_are_found_weakly_reads_as_a_meld_not_a_pile(small_atlas):
+    state = _table(a_melds=[["KH", "KS", "KD", "KC"], ["6C", "6D", "6S"]])
+    camera = _camera(11)
+    scene = build_scene(small_atlas, 11, SIZE, "test", state=state, style=COLUMNS, camera=camera, occluders=[])
+    found = detections_from_truth(scene.ground_truth())
+    kings = np.flatnonzero(np.isin(found.codes, ["KH", "KS", "KD", "KC"]))
+    strips = kings[np.argsort(found.xyxy[kings, 3])][:-2]  # all but the last card's two indexes
+    assert len(strips) >= 3
+    confidence = found.confidence.copy()
+    confidence[strips] = 0.1
+    found = Detections(found.xyxy, confidence, found.class_id)
+
+    def kings_read(detections, threshold):
+        team = read_table(detections, SIZE, camera_setup(camera), threshold=threshold).teams["A"]
+        return ([sorted(m.codes) for m in team.melds if m.codes[0][0] == "K"],
+                [p.top.code for p in team.piles])
+
+    # The strips alone under the threshold: the last king reads as a squared canasta of kings.
+    assert kings_read(found[found.confidence >= 0.2], 0.2) == ([], ["KC"])
+    assert kings_read(found, 0.2) == ([["KC", "KD", "KH", "KS"]], [])
+    assert kings_read(found, 0.0) == ([["KC", "KD", "KH", "KS"]], [])
+
+
+def test_the_reader_threshold_sets_its_detectors_cut_off_lower_for_column_strips():
     class Detector:
         conf = 0.5
 
@@ -243,8 +267,9 @@ def test_the_reader_threshold_is_its_detectors_cut_off():
             raise AssertionError("not called")
 
     reader = CardReader(detector=Detector())
+    assert reader.threshold == 0.5  # a detector given with its own cut-off: every find counts
     reader.threshold = 0.3
-    assert reader.detector.conf == 0.3 == reader.threshold
+    assert reader.threshold == 0.3 and reader.detector.conf == pytest.approx(0.3 * COLUMN_SHARE)
     with pytest.raises(ValueError, match="between 0 and 1"):
         reader.threshold = 1.5
 

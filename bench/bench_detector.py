@@ -13,7 +13,7 @@ ratio compares the pipelines, not two resolutions, and on ``--threads`` threads 
 twenty-fifth session stock predict ran on one, ultralytics' choice on a two-core machine). Every
 one keeps finds down to ``--conf`` (by default where the table reader's detector cuts,
 ``vision.reading.READING_THRESHOLD`` times ``COLUMN_SHARE``: the weak finds that continue meld
-columns are read too, since the thirty-fourth session), and the two-stage
+columns are read too, since the thirty-fourth session, once by the classifier: ``reread_from``), and the two-stage
 detectors name them as the table reader does (by score): a lower threshold gives the classifier
 more finds to read. Below the table, the app's path on the same frame shrunk to 1280×720, which it
 reads at two widths and joins (``vision.detector.NARROW_FRAME_WIDTHS``).
@@ -92,7 +92,7 @@ def main() -> None:
 
     def detector(weights: Path, backend: str, **options) -> CardDetector:
         return CardDetector(weights, backend=backend, threads=args.threads, input_width=width, conf=args.conf,
-                            naming="score", **options)
+                            naming="score", reread_from=READING_THRESHOLD, **options)
 
     keep_threads(stock, args.threads)  # else its predictor runs on the cores less one, as the rest do not
     fp32 = args.weights.with_suffix(".onnx")
@@ -124,7 +124,8 @@ def main() -> None:
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")
     # A narrower frame is read at two widths, the finds joined (vision.detector.join_views).
     small = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_AREA)
-    narrow = CardDetector(app_weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score")
+    narrow = CardDetector(app_weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score",
+                          reread_from=READING_THRESHOLD)
     print(f"\nThe app's path on the same frame shrunk to 1280x720, read at "
           f"{' and '.join(map(str, NARROW_FRAME_WIDTHS))} px and the finds joined: "
           f"{median_ms(narrow.detect, small, args.repeats):.0f} ms")

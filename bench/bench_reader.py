@@ -98,7 +98,7 @@ def _filmed(videos: list[Path], args) -> None:
 
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf = threshold * args.column_share
+        detector.conf, detector.reread_from = threshold * args.column_share, threshold
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
               f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames:")
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold) for video in videos]
@@ -128,7 +128,7 @@ def _pictures(args) -> None:
     _table(f"labelled boxes, {where}:", evaluate(scenes))
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf = threshold * args.column_share
+        detector.conf, detector.reread_from = threshold * args.column_share, threshold
         _table(f"the shipped detector at threshold {threshold} (weak finds from {detector.conf:.3g}), named by "
                f"{args.naming}, {where}:", evaluate(scenes, detector=detector, threshold=threshold))
 

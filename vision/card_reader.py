@@ -55,6 +55,8 @@ class CardReader:
         self._threshold = value
         if hasattr(self.detector, "conf"):
             self.detector.conf = value * COLUMN_SHARE
+        if hasattr(self.detector, "reread_from"):
+            self.detector.reread_from = value
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
         """The table the frame shows, with how sharp each corner found looks (where it can be judged)."""
@@ -110,7 +112,9 @@ def _trained_detector(weights: Path | None):
         pass
     try:
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
-        # threshold than a single corner's (READING_THRESHOLD's measurements).
-        return CardDetector(weights, conf=READING_THRESHOLD * COLUMN_SHARE, naming="score")
+        # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
+        # the weak finds that continue meld columns (COLUMN_SHARE), read by the classifier once.
+        return CardDetector(weights, conf=READING_THRESHOLD * COLUMN_SHARE, naming="score",
+                            reread_from=READING_THRESHOLD)
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

@@ -91,10 +91,11 @@ CLASSIFIER_NAME = "index_classifier"
 class CardDetector:
     def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = SURE_CONFIDENCE,
                  input_width: int | None = None, classifier=None, threads: int | None = None,
-                 naming: str = "card") -> None:
+                 naming: str = "card", reread_from: float = 0.0) -> None:
         """``input_width``: the one width the network reads every frame at; by default each frame's
         own (:func:`input_widths_for`). ``naming``: how a two-stage detector's classifier judges a find,
-        by its card or by its score name (:func:`vision.index_classifier.named_finds`)."""
+        by its card or by its score name (:func:`vision.index_classifier.named_finds`).
+        ``reread_from``: see :attr:`reread_from`."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         from vision.index_classifier import check_naming
@@ -123,6 +124,12 @@ class CardDetector:
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
         self.naming = naming
+        #: Finds less confident than this are read once by the classifier, not again turned where it
+        #: is unsure: the table reader's weak finds (:data:`vision.reading.COLUMN_SHARE`), which
+        #: count only in meld columns, where their rank alone matters. On ``bench/bench_detector.py``'s
+        #: 1080p frame the classifier named 79 finds at 0.06 in 47.5 ms, 37.0 so, and the 52 at 0.2 in
+        #: 29.3 ms (its 720p copy: 89 finds, 60.1 and 46.8 ms; 50, 35.4 ms; thirty-fourth session).
+        self.reread_from = reread_from
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         """Corner indexes in the frame, in frame pixels."""
@@ -137,7 +144,8 @@ class CardDetector:
         card's other corner and its neighbours' ranks (:func:`vision.neighbours.read_with_neighbours`)."""
         from vision.neighbours import read_with_neighbours
 
-        return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy))
+        doubted = found.confidence >= self.reread_from
+        return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted))
 
     def named(self, found: Detections, probabilities: np.ndarray) -> Detections:
         """A two-stage detector's finds (:meth:`boxes`) named from its classifier's probabilities of

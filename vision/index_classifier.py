@@ -243,18 +243,22 @@ class IndexClassifier:
         both = softmax(self._logits(both_ways_up(crops_bgr)))
         return (both[:len(crops_bgr)] + both[len(crops_bgr):]) / 2
 
-    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray, doubted: np.ndarray | None = None) -> np.ndarray:
         """(n, classes) probabilities of what each box of the frame holds: its readings through every
         window of :data:`READ_WINDOWS` at every turn of :data:`READ_TURNS` (each both ways up), read in
         one batch and joined by :func:`join_readings`; a box those leave unsure (under
         :data:`DOUBT_BELOW`) is read again at the turns of :data:`DOUBT_TURNS` through the windows of
-        :data:`DOUBT_WINDOWS`, all its readings joined."""
+        :data:`DOUBT_WINDOWS`, all its readings joined. ``doubted`` (n booleans): the boxes that may
+        be read again; all by default."""
         if not len(boxes):
             return np.zeros((0, self.classes), np.float32)
         boxes = np.asarray(boxes)
         readings = self.probabilities(reading_crops(frame_bgr, boxes)).reshape(-1, len(boxes), self.classes)
         joined = join_readings(readings)
-        unsure = np.flatnonzero(joined.max(axis=1) < DOUBT_BELOW) if DOUBT_TURNS else np.zeros(0, int)
+        unsure = joined.max(axis=1) < DOUBT_BELOW
+        if doubted is not None:
+            unsure &= np.asarray(doubted, bool)
+        unsure = np.flatnonzero(unsure) if DOUBT_TURNS else np.zeros(0, int)
         if len(unsure):
             again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS, DOUBT_WINDOWS))
             joined[unsure] = join_readings(np.concatenate([readings[:, unsure],

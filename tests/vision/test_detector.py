@@ -354,7 +354,7 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
 class _Judge:
     """A classifier that is sure of every other find (the first card) and rejects the rest."""
 
-    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray, doubted=None) -> np.ndarray:
         probabilities = np.zeros((len(boxes), BACKGROUND + 1))
         probabilities[::2, 0] = 1.0
         probabilities[1::2, BACKGROUND] = 1.0  # "no index"
@@ -410,6 +410,10 @@ def test_the_table_reader_reads_at_its_own_threshold_naming_by_score():
 
     reader = CardReader()
     assert (reader.threshold, reader.detector.naming) == (READING_THRESHOLD, "score")
+    # Its weak finds, kept lower for meld columns, are read by the classifier once.
+    assert reader.detector.conf < reader.detector.reread_from == READING_THRESHOLD
+    reader.threshold = 0.35
+    assert reader.detector.conf < reader.detector.reread_from == 0.35
     assert CardDetector().naming == "card"  # the evaluation's 53 classes
     with pytest.raises(ValueError, match="naming must be one of"):
         CardDetector(naming="rank")

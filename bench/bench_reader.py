@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_table  # noqa: E402
+from vision.card_reader import read_at, read_table  # noqa: E402
 from vision.evaluate_reader import (Noise, SceneMismatch, dataset_scenes, detections_from_truth,  # noqa: E402
                                     evaluate, synthetic_scenes)
 from vision.evaluate_video import evaluate_video  # noqa: E402
@@ -98,7 +98,7 @@ def _filmed(videos: list[Path], args) -> None:
 
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf, detector.reread_from = threshold * args.column_share, threshold
+        read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
               f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames:")
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold) for video in videos]
@@ -128,7 +128,7 @@ def _pictures(args) -> None:
     _table(f"labelled boxes, {where}:", evaluate(scenes))
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
-        detector.conf, detector.reread_from = threshold * args.column_share, threshold
+        read_at(detector, threshold, args.column_share)
         _table(f"the shipped detector at threshold {threshold} (weak finds from {detector.conf:.3g}), named by "
                f"{args.naming}, {where}:", evaluate(scenes, detector=detector, threshold=threshold))
 

@@ -39,7 +39,9 @@ class CardReader:
         self._memory: tuple[TableSetup, tuple[int, int], ViewMemory] | None = None
         #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
         #: with its own cut-off, until a threshold is set).
-        self._threshold: float | None = READING_THRESHOLD if detector is None else None
+        self._threshold: float | None = None
+        if detector is None:
+            self.threshold = READING_THRESHOLD
 
     @property
     def threshold(self) -> float | None:
@@ -53,10 +55,7 @@ class CardReader:
         if not 0 < value < 1:
             raise ValueError(f"a detection threshold lies between 0 and 1, not {value}")
         self._threshold = value
-        if hasattr(self.detector, "conf"):
-            self.detector.conf = value * COLUMN_SHARE
-        if hasattr(self.detector, "reread_from"):
-            self.detector.reread_from = value
+        read_at(self.detector, value)
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
         """The table the frame shows, with how sharp each corner found looks (where it can be judged)."""
@@ -98,6 +97,16 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
     return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights))
 
 
+def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:
+    """Set a detector (one with ``conf``, and ``reread_from`` for a two-stage one) to read for a
+    table reader whose threshold is ``threshold``: it keeps finds down to ``share`` of it, the weak
+    finds that continue meld columns, and its classifier reads those once."""
+    if hasattr(detector, "conf"):
+        detector.conf = threshold * share
+    if hasattr(detector, "reread_from"):
+        detector.reread_from = threshold
+
+
 def _trained_detector(weights: Path | None):
     try:
         from vision.detector import CardDetector
@@ -113,8 +122,7 @@ def _trained_detector(weights: Path | None):
     try:
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
         # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
-        # the weak finds that continue meld columns (COLUMN_SHARE), read by the classifier once.
-        return CardDetector(weights, conf=READING_THRESHOLD * COLUMN_SHARE, naming="score",
-                            reread_from=READING_THRESHOLD)
+        # the weak finds that continue meld columns (the reader sets both: read_at).
+        return CardDetector(weights, naming="score")
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

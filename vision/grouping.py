@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import connected_components
 
 from companion.cards import Card
 from companion.rulebook import value
-from vision.physical_cards import MIDDLE_HALF_BAND, CardsSeen, SeenCard
+from vision.physical_cards import MIDDLE_HALF_BAND, TURNED_TWINS, CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
 
@@ -164,7 +164,8 @@ def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, h
     for cards in _melds_by_rank([c for c in laid if c not in threes], width, height):
         x = float(np.mean([c.centre[0] for c in cards]))
         if len(cards) == 1:
-            piles.append(CanastaPile(_read(cards[0]), x))
+            if not _lower_index_of(cards, laid, seen, width, height):  # a 6 or 9 linked to its card's column
+                piles.append(CanastaPile(_read(cards[0]), x))
         else:
             melds.append(ReadMeld(tuple(_read(c) for c in _in_reading_order(cards, height)), x))
     return TeamReading(tuple(sorted(melds, key=lambda m: m.x)), tuple(sorted(piles, key=lambda p: p.x)),
@@ -217,13 +218,23 @@ def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], seen: CardsSee
     the same code and was seen by one index too: the last card of a column or row, whose indexes
     did not pair (a deck whose indexes sit elsewhere, such as the jokers'); not where both are seen
     by one index that differ in size as two decks' do (twins of two decks in a fan: a lone lower
-    index under a card seen by more may be one of its own, partly covered)."""
+    index under a card seen by more may be one of its own, partly covered). A lone 6 below a 9 of its
+    suit, or a 9 below a 6, is such a lower index too, read as its turned twin
+    (:data:`~vision.physical_cards.TURNED_TWINS`) where its card's diagonal did not pair the two
+    (held-out video seed 31: the bottom index of the far side's last 6♦ of a column, read 9♦, made a
+    canasta pile of 9s for the whole hand)."""
     if len(group) > 1 or len(group[0].detections) > 2:
         return False
     lone = group[0]
-    return any(card is not lone and card.code == lone.code and (len(card.detections) > 1 or seen.one_deck(card, lone))
+    return any(card is not lone and card.code in (lone.code, _turned_twin(lone.code))
+               and (len(card.detections) > 1 or seen.one_deck(card, lone))
                and abs(lone.top_left[0] - card.top_left[0]) < width
                and 0.3 * height < lone.top_left[1] - card.top_left[1] < 1.5 * height for card in cards)
+
+
+def _turned_twin(code: str) -> str:
+    """The code a card's index reads as turned half round: a 6 as a 9 of its suit, and back."""
+    return TURNED_TWINS.get(code[:-1], code[:-1]) + code[-1]
 
 
 def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, height: float) -> bool:

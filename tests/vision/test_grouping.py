@@ -75,6 +75,20 @@ def test_weak_finds_continue_a_column_and_count_nowhere_else():
     assert not reading.teams["B"].melds and not reading.teams["B"].threes and not reading.teams["A"].piles
 
 
+def test_a_column_ends_bottom_index_read_as_its_turned_twin_is_no_canasta_pile():
+    # Held-out video seed 31: the far side's last 6♦ of a column shows its bottom index too, read 9♦
+    # (a 6 turned half round), its card's diagonal too far off to pair them; alone it read as a pile.
+    column = _column("6C", "B", -1.0, 0.6, count=2) + [_card("6D", "B", -1.0, 1.2)]
+    bottom_index = _card("9D", "B", -1.0 + 0.6 * 0.7, 1.2 + 0.4)
+    reading = group_cards(_seen(*column, bottom_index), (1920, 1080))
+    assert not reading.teams["B"].piles
+    assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["6C", "6C", "6D"]]
+    # A 9 of the other colour there, or a 9 of its suit a step aside, is a card of its own.
+    for stray in (replace(bottom_index, code="9S"), replace(bottom_index, top_left=(-1.0 + 1.2, 1.6))):
+        reading = group_cards(_seen(*column, stray), (1920, 1080))
+        assert [p.top.code for p in reading.teams["B"].piles] == [stray.code]
+
+
 def _four_corner_column(codes: list[str], step: float, askew: dict[int, float]) -> Detections:
     """Index boxes of a column of cards 100 units tall from a deck with an index in every corner (as
     the Dondorf decks), starting 100 units below the middle line: the top two indexes of every card

@@ -19,7 +19,7 @@ import numpy as np
 from vision.detections import Detections
 from vision.focus import index_sharpness
 from vision.grouping import group_cards
-from vision.physical_cards import ViewMemory, see_cards
+from vision.physical_cards import ViewMemory, one_find_per_index, see_cards
 from vision.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
 from vision.team_areas import TableFrame, TableSetup
 
@@ -87,8 +87,10 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
                memory: ViewMemory | None = None, threshold: float = 0.0) -> TableReading:
     """The table a frame's corner-index detections show (``memory``: the view as measured in the
     same video's earlier frames, see :class:`ViewMemory`). Finds under ``threshold`` are weak: they
-    only continue meld columns (:data:`vision.reading.COLUMN_SHARE`)."""
+    only continue meld columns (:data:`vision.reading.COLUMN_SHARE`). An index found twice, one box
+    inside the other, counts once (:func:`~vision.physical_cards.one_find_per_index`)."""
     frame = TableFrame(setup or TableSetup(), image_size)
+    detections = one_find_per_index(detections)
     reading = group_cards(see_cards(detections, frame, memory, threshold), image_size, frame.has_areas)
     if memory is not None and reading.turn_card is not None:
         memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)

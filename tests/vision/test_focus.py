@@ -48,7 +48,7 @@ def test_a_reading_carries_the_sharpness_of_the_corners_it_could_judge():
 
     class Found:
         def detect(self, frame_bgr):
-            return Detections(np.concatenate([box, [[50, 30, 54, 34]]]), [0.9, 0.8], [5, 6])
+            return Detections(np.concatenate([box, [[90, 30, 94, 34]]]), [0.9, 0.8], [5, 6])
 
     reading = CardReader(detector=Found()).read(frame)
     assert len(reading.index_heights) == 2 and len(reading.index_sharpness) == 1  # the tiny one not judged

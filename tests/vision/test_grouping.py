@@ -7,9 +7,9 @@ import numpy as np
 
 from vision.card_reader import read_table
 from vision.classes import class_id
-from vision.detections import Detections
+from vision.detections import Detections, iou
 from vision.grouping import group_cards
-from vision.physical_cards import CardsSeen, SeenCard, ViewMemory
+from vision.physical_cards import CardsSeen, SeenCard, ViewMemory, one_find_per_index
 from vision.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
@@ -240,3 +240,20 @@ def test_a_bottom_index_printed_upright_is_read_as_its_cards_top_index():
                             np.array([class_id(code) for code, _ in beside]))
     reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
     assert sorted(c.code for c in reading.teams["A"].cards()) == ["6D", "9H"]
+
+
+def test_an_index_found_twice_by_nested_boxes_is_one_card():
+    # Choice video seed 35: a far side's 5♦ found by a 34 × 20 px box and a 46 × 32 px one around it
+    # (IoU 0.44, so the detector kept both) read as two cards, and the 5s column as one card longer.
+    column = _four_corner_column(["5D", "5H", "5S"], step=37, askew={})
+    x1, y1, x2, y2 = column.xyxy[2]  # the second card's top-left index
+    again = Detections(np.array([[x1 - 1, y1 - 3, x2 + 6, y2 + 2]]), np.array([0.5]), np.array([class_id("5C")]))
+    doubled = Detections(np.concatenate([column.xyxy, again.xyxy]), np.concatenate([column.confidence, again.confidence]),
+                         np.concatenate([column.class_id, again.class_id]))
+    assert iou(doubled.xyxy[2:3], again.xyxy)[0, 0] < 0.5
+    assert [len(one_find_per_index(d)) for d in (column, doubled)] == [len(column)] * 2
+    reading = read_table(doubled, (1000, 1000), TableSetup(perspective=np.eye(3)))
+    assert [sorted(m.codes) for m in reading.teams["A"].melds] == [["5D", "5H", "5S"]]
+    # Boxes that overlap without one lying inside the other are two indexes.
+    beside = Detections(np.array([[0, 0, 10, 16], [6, 0, 16, 16]], float), np.array([0.9, 0.8]), np.array([5, 6]))
+    assert len(one_find_per_index(beside)) == 2

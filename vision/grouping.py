@@ -295,7 +295,17 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
         return tuple(_read(c) for c in cards), None
     turn_card = max(heap, key=lambda c: (c.code == known, c.confidence))
     end, rest = _turn_card_end(turn_card, width)
-    return tuple(_read(c) for c in cards if c is not turn_card) + rest, end
+    # A deck with indexes in all four corners shows two at the turn card's end, level across the
+    # table: one that did not pair with it is its own still, not the discard pile's (choice video
+    # seed 40: the two read by turns, 2.2 index sizes apart, so the tracker took the turn card for
+    # drawn two plays early).
+    own = [c for c in heap if c is not turn_card and c.code == turn_card.code
+           and abs(table_x(c) - table_x(turn_card)) < TURN_CARD_END * width]
+    if own:
+        boxes = np.array([end.box] + [c.box for c in own])
+        end = ReadCard(end.code, tuple(float(v) for v in (*boxes[:, :2].min(axis=0), *boxes[:, 2:].max(axis=0))),
+                       end.confidence)
+    return tuple(_read(c) for c in cards if c is not turn_card and c not in own) + rest, end
 
 
 def _turn_card_end(card: SeenCard, width: float) -> tuple[ReadCard, tuple[ReadCard, ...]]:

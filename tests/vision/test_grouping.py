@@ -218,6 +218,19 @@ def test_the_turn_card_read_in_earlier_frames_is_preferred_in_the_heap_left_of_t
     assert known.turn_card.code == "5D" and sorted(c.code for c in known.discard) == ["3C", "9S"]
 
 
+def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():
+    # Choice video seed 40: the turn card's end shows both its indexes, level across the table, but
+    # they did not pair into one card; the surer of them was the turn card and the other went to the
+    # discard pile, by turns from frame to frame, so the turn card seemed to move.
+    upper = replace(_card("5D", "-", -1.0, 0.0), box=(920.0, 500.0, 935.0, 526.0), confidence=0.6)
+    lower = replace(_card("5D", "-", -1.02, 0.3), box=(921.0, 556.0, 936.0, 582.0), confidence=0.7)
+    twin = _card("5D", "-", 0.5, 0.0)  # the other deck's, on the discard pile
+    cards = (upper, lower, twin, *_column("QD", "A", -1.0, 0.7))
+    reading = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}), (1920, 1080))
+    assert reading.turn_card.code == "5D" and reading.turn_card.box == (920.0, 500.0, 936.0, 582.0)
+    assert [c.code for c in reading.discard] == ["5D"]
+
+
 def test_a_bottom_index_printed_upright_is_read_as_its_cards_top_index():
     # Held-out video seed 31, frame 90 (kde-ancient-egyptians prints its bottom indexes upright): the
     # last nine of a meld shows its bottom-right index, which a reader blind to which way up an index

@@ -71,7 +71,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         width, height = seen.card_size(team)
         side = [c for c in cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
-    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card, seen.turn_card_at)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -272,7 +272,8 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
 
 
 def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False,
-            known: str | None = None) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
+            known: str | None = None, known_at: tuple[float, float] | None = None
+            ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
     pile as team A sees the table, so it is the card of a second heap to the left. Only its end
     sticks out from under the draw pile, so the gap seen is small; a card of the discard pile
@@ -280,7 +281,10 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart. Of that heap's
     cards the one of the ``known`` code (the turn card as the video's earlier frames read it) is
     it, else the surest: a card of the discard pile pushed aside may read surer (held-out hand
-    video seed 37, where the turn card was reported drawn early)."""
+    video seed 37, where the turn card was reported drawn early). Of two cards of that code, the one
+    nearer where those frames read it (``known_at``, image pixels): the turn card's twin from the
+    other deck may lie on the discard pile, in the heap too, and read surer (held-out video seed 33,
+    where the reading went to the twin for a dozen frames and the turn card seemed drawn early)."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
@@ -293,7 +297,12 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     heap = [c for c in cards[:cut] if not top_down or 0 < c.index_aspect < SIDEWAYS]
     if not heap:
         return tuple(_read(c) for c in cards), None
-    turn_card = max(heap, key=lambda c: (c.code == known, c.confidence))
+    def nearness(card: SeenCard) -> float:  # to where earlier frames read the turn card, image pixels
+        if card.code != known or known_at is None:
+            return 0.0
+        return -float(np.hypot((card.box[0] + card.box[2]) / 2 - known_at[0], (card.box[1] + card.box[3]) / 2 - known_at[1]))
+
+    turn_card = max(heap, key=lambda c: (c.code == known, nearness(c), c.confidence))
     end, rest = _turn_card_end(turn_card, width)
     # A deck with indexes in all four corners shows two at the turn card's end, level across the
     # table: one that did not pair with it is its own still, not the discard pile's (choice video

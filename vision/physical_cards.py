@@ -194,6 +194,8 @@ class CardsSeen:
     top_down: bool = False  #: read in the table's top-down view (its perspective set): one card size everywhere
     same_deck: float = SAME_DECK_SIZES[1]  #: how many times bigger one index of a card may be than another
     turn_card: str | None = None  #: the turn card's code as the video's earlier frames read it
+    #: where those frames read it (image pixels; ``None``: unknown)
+    turn_card_at: tuple[float, float] | None = None
 
     def one_deck(self, card: SeenCard, other: SeenCard) -> bool:
         """Whether two cards' indexes are about one size, as one deck prints them (unknown sizes are)."""
@@ -307,7 +309,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
                                    aspects, weak))
     known = memory.turn_card() if memory is not None else None
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck,
-                     known[0] if known else None)
+                     known[0] if known else None, tuple(float(v) for v in known[1]) if known else None)
 
 
 def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes, measure: np.ndarray) -> None:

@@ -216,6 +216,15 @@ def test_the_turn_card_read_in_earlier_frames_is_preferred_in_the_heap_left_of_t
     known = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}, turn_card="5D"), (1920, 1080))
     assert unknown.turn_card.code == "3C"
     assert known.turn_card.code == "5D" and sorted(c.code for c in known.discard) == ["3C", "9S"]
+    # Held-out video seed 33: the turn card's twin from the other deck, pushed aside on the discard
+    # pile, lies in the heap too and reads surer; the one where earlier frames read it is the turn card.
+    turn = replace(turn, box=(980.0, 480.0, 995.0, 505.0))
+    twin = replace(_card("5D", "-", -0.8, 0.05), box=(1065.0, 495.0, 1080.0, 520.0), confidence=0.8)
+    cards = (turn, twin, pile, *_column("QD", "A", -1.0, 0.7))
+    for where, box in (((988.0, 495.0), turn.box), ((1072.0, 509.0), twin.box), (None, twin.box)):
+        reading = group_cards(CardsSeen(cards, {"A": DIAGONAL, "B": DIAGONAL}, turn_card="5D", turn_card_at=where),
+                              (1920, 1080))
+        assert reading.turn_card.box == box
 
 
 def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():

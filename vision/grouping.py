@@ -300,7 +300,8 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     def nearness(card: SeenCard) -> float:  # to where earlier frames read the turn card, image pixels
         if card.code != known or known_at is None:
             return 0.0
-        return -float(np.hypot((card.box[0] + card.box[2]) / 2 - known_at[0], (card.box[1] + card.box[3]) / 2 - known_at[1]))
+        x0, y0, x1, y1 = card.box
+        return -float(np.hypot((x0 + x1) / 2 - known_at[0], (y0 + y1) / 2 - known_at[1]))
 
     turn_card = max(heap, key=lambda c: (c.code == known, nearness(c), c.confidence))
     end, rest = _turn_card_end(turn_card, width)

@@ -215,11 +215,12 @@ def one_find_per_index(detections: Detections) -> Detections:
     found by boxes of 34 × 20 and 46 × 32 px, IoU 0.44, read as two cards of the 5s column, so team
     B opened with 5s of 7 where it laid 6). Whatever each is read as: one corner index is one card,
     as the detector's overlap test takes it. Thirty-fifth session, the shipped detector's finds of
-    the sixteen hand videos replayed (every third / sixth frame): seeds 35–42 100 → 101 and 98 → 99
-    of 131 events in order; seeds 27–34 88 of 107 both, cards extra 10 → 9 and 13 → 12; only a
-    find of the same card dropped: the extra cards unchanged, seeds 35–42's 6 → 7; 0.7 and 0.9
-    alike. Dropped at the detector instead, held-out mAP50 fell 0.553 → 0.549: there the smaller
-    box is often the one on the label."""
+    the sixteen hand videos replayed (every third / sixth frame, the 6/9 rule of
+    :func:`vision.grouping._lower_index_of` already in): seeds 35–42 100 → 101 and 98 → 99 of 131
+    events in order; seeds 27–34 88 of 107 both, cards extra 10 → 9 and 13 → 12. Dropping only
+    finds read as the same card gave the same events, seeds 27–34's extra cards unchanged and seeds
+    35–42's 6 → 7; 0.7 and 0.9 gave what 0.8 gives. Dropped at the detector instead, held-out mAP50
+    fell 0.553 → 0.549: there the smaller box is often the one on the label."""
     if len(detections) < 2:
         return detections
     boxes = detections.xyxy

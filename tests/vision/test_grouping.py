@@ -270,7 +270,8 @@ def test_an_index_found_twice_by_nested_boxes_is_one_card():
     column = _four_corner_column(["5D", "5H", "5S"], step=37, askew={})
     x1, y1, x2, y2 = column.xyxy[2]  # the second card's top-left index
     again = Detections(np.array([[x1 - 1, y1 - 3, x2 + 6, y2 + 2]]), np.array([0.5]), np.array([class_id("5C")]))
-    doubled = Detections(np.concatenate([column.xyxy, again.xyxy]), np.concatenate([column.confidence, again.confidence]),
+    doubled = Detections(np.concatenate([column.xyxy, again.xyxy]),
+                         np.concatenate([column.confidence, again.confidence]),
                          np.concatenate([column.class_id, again.class_id]))
     assert iou(doubled.xyxy[2:3], again.xyxy)[0, 0] < 0.5
     assert [len(one_find_per_index(d)) for d in (column, doubled)] == [len(column)] * 2

@@ -1,11 +1,13 @@
 """The face atlas for the device machine's carry, packed small: ``python scripts/gpu_faces.py pack
-ATLAS OUT BUDGET_BYTES`` writes as many training decks as fit in the budget as lossless WebP (about
-two fifths of the PNGs' bytes; ``exact`` keeps even the colour under transparent pixels), and
+ATLAS OUT BUDGET_BYTES [--half]`` writes as many training decks as fit in the budget as lossless WebP
+(about two fifths of the PNGs' bytes; ``exact`` keeps even the colour under transparent pixels;
+``--half``: each face halved first, about a quarter of that again), and
 ``unpack OUT ATLAS`` turns them back into the PNG atlas the synth command reads, pixel for pixel.
 
 Decks go in a seeded shuffled order, so both the drawn designs and the packaged ones travel; one
 held-out deck (the smallest) goes too, so that the synth command still has decks for its test split.
-Needs Pillow only (the device machine has it; it has no ultralytics or PySide6).
+Needs Pillow and NumPy (the device machine has them; it has no ultralytics or PySide6); ``--half`` OpenCV
+too, here.
 """
 
 from __future__ import annotations
@@ -16,11 +18,15 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
 
-def pack(atlas: Path, out: Path, budget: int, seed: int = 0) -> tuple[list[str], list[str]]:
-    """Write the decks that fit into ``out`` as WebP; return (decks packed, training decks left out)."""
+def pack(atlas: Path, out: Path, budget: int, seed: int = 0, half: bool = False) -> tuple[list[str], list[str]]:
+    """Write the decks that fit into ``out`` as WebP; return (decks packed, training decks left out).
+    ``half``: each face halved first, as the renderer's pyramid halves it (OpenCV's ``pyrDown``), so a
+    card drawn up to two thirds of the stored face's height renders pixel for pixel as from the
+    whole face (:class:`vision.render._FacePyramid`); the manifests keep the whole card's size."""
     index = json.loads((atlas / "atlas.json").read_text())
     held_out = sorted(d for d, entry in index["decks"].items() if entry["split"] == "test")
     training = sorted(d for d, entry in index["decks"].items() if entry["split"] != "test")
@@ -36,6 +42,8 @@ def pack(atlas: Path, out: Path, budget: int, seed: int = 0) -> tuple[list[str],
             face = Image.open(file) if file.suffix == ".png" else None
             if face is not None and face.mode == "RGBA":
                 target = out / deck / (file.stem + ".webp")
+                if half:
+                    face = Image.fromarray(_halved(np.asarray(face)), "RGBA")
                 face.save(target, lossless=True, exact=True, quality=100, method=2)
             else:  # the deck's manifest, and any face that is not RGBA, travel as they are
                 target = out / deck / file.name
@@ -66,13 +74,21 @@ def unpack(packed: Path, atlas: Path) -> int:
     return faces
 
 
+def _halved(pixels):
+    """An RGBA face halved as the renderer's pyramid halves it (OpenCV, imported only for ``--half``:
+    the device machine unpacks without it)."""
+    import cv2
+
+    return cv2.pyrDown(pixels)
+
+
 def _size(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.glob("*.png"))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["pack"] and len(sys.argv) == 5:
-        packed, left_out = pack(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+    if sys.argv[1:2] == ["pack"] and len(sys.argv) in (5, 6) and sys.argv[5:] in ([], ["--half"]):
+        packed, left_out = pack(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), half=sys.argv[5:] == ["--half"])
         print(f"faces: {len(packed)} decks packed ({packed[0]} held out); left out for room: {', '.join(left_out) or 'none'}")
     elif sys.argv[1:2] == ["unpack"] and len(sys.argv) == 4:
         print(f"faces: {unpack(Path(sys.argv[2]), Path(sys.argv[3]))} unpacked")

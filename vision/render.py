@@ -68,7 +68,9 @@ class _FacePyramid:
         self.cache: dict[tuple[str, str | None, int], np.ndarray] = {}
 
     def face(self, deck: str, face_name: str | None, drawn_height: float) -> tuple[np.ndarray, float]:
-        """The face image at the chosen level, and its scale relative to the atlas face."""
+        """The face image at the chosen level, and its scale relative to the deck's card size (its
+        manifest's, in which its index boxes are given): an atlas may store its faces smaller, halved
+        as this pyramid halves them (``scripts/gpu_faces.py pack --half``, for the GPU carry)."""
         full = self.atlas.back(deck) if face_name is None else self.atlas.face(deck, face_name).image
         if full is None:
             full = _plain_back(self.atlas.card_size(deck))
@@ -79,7 +81,7 @@ class _FacePyramid:
             for _ in range(level):
                 image = cv2.pyrDown(image)
             self.cache[key] = image
-        return self.cache[key], self.cache[key].shape[0] / full.shape[0]
+        return self.cache[key], self.cache[key].shape[0] / self.atlas.card_size(deck)[1]
 
 
 def _plain_back(card_size: tuple[int, int]) -> np.ndarray:

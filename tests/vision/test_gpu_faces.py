@@ -59,3 +59,27 @@ def test_packed_faces_come_back_pixel_for_pixel_and_the_budget_leaves_decks_out(
     packed, left_out = module.pack(atlas, tmp_path / "packed", budget=budget)
     assert len(packed) == 2 and packed[0] == "y" and len(left_out) == 2
     assert sorted(p.name for p in (tmp_path / "packed").iterdir()) == sorted(packed + ["atlas.json"])
+
+
+def test_faces_packed_at_half_size_render_as_the_whole_faces_do_where_cards_are_small(tmp_path, small_atlas_dir):
+    # The GPU carry holds every training design once the faces travel halved as the renderer's own
+    # pyramid halves them: a card drawn small enough renders from the halved face pixel for pixel.
+    import cv2
+
+    from vision.atlas import FaceAtlas
+    from vision.render import render_scene
+    from vision.synth import build_scene
+
+    module = gpu_faces()
+    packed, _ = module.pack(small_atlas_dir, tmp_path / "packed", budget=10**9, half=True)
+    module.unpack(tmp_path / "packed", tmp_path / "half")
+    whole, half = FaceAtlas(small_atlas_dir), FaceAtlas(tmp_path / "half")
+    face = cv2.imread(str(small_atlas_dir / "gnome-anglo" / "AS.png"), cv2.IMREAD_UNCHANGED)
+    halved = cv2.imread(str(tmp_path / "half" / "gnome-anglo" / "AS.png"), cv2.IMREAD_UNCHANGED)
+    assert np.array_equal(halved, cv2.pyrDown(face))
+    assert half.card_size("gnome-anglo") == whole.card_size("gnome-anglo")  # the manifest keeps the whole size
+    for size, most in (((640, 360), 0.0), ((1920, 1080), 2.0)):
+        scene = build_scene(whole, 5, size, "train")
+        assert [c.face_name for c in build_scene(half, 5, size, "train").cards] == [c.face_name for c in scene.cards]
+        difference = np.abs(render_scene(scene, whole).astype(int) - render_scene(scene, half).astype(int)).mean()
+        assert difference <= most, (size, difference)

@@ -97,8 +97,20 @@ class Detections:
 
 def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(n, m) intersection over union of two sets of xyxy boxes."""
+    inter = _intersections(a, b)
+    return inter / (_areas(a)[:, None] + _areas(b)[None, :] - inter + 1e-9)
+
+
+def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) how much of the smaller of each two xyxy boxes lies inside the other (its area's share)."""
+    return _intersections(a, b) / np.maximum(np.minimum(_areas(a)[:, None], _areas(b)[None, :]), 1e-9)
+
+
+def _intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     top_left = np.maximum(a[:, None, :2], b[None, :, :2])
     bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-    area = lambda boxes: np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+    return np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+
+
+def _areas(boxes: np.ndarray) -> np.ndarray:
+    return np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)

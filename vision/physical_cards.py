@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.cards import Card
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections
+from vision.detections import Detections, inside_share
 from vision.team_areas import MIDDLE, TableFrame
 
 #: The view of a video's table is the median of its measurements over this many recent frames.
@@ -223,11 +223,7 @@ def one_find_per_index(detections: Detections) -> Detections:
     fell 0.553 → 0.549: there the smaller box is often the one on the label."""
     if len(detections) < 2:
         return detections
-    boxes = detections.xyxy
-    inter = np.prod(np.clip(np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
-                            - np.maximum(boxes[:, None, :2], boxes[None, :, :2]), 0, None), axis=2)
-    area = np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
-    inside = inter / np.maximum(np.minimum(area[:, None], area[None, :]), 1e-9) > NESTED
+    inside = inside_share(detections.xyxy, detections.xyxy) > NESTED
     order = np.argsort(-detections.confidence, kind="stable")
     keep = np.ones(len(detections), bool)
     for place, i in enumerate(order):

@@ -58,9 +58,11 @@ class CardReader:
         read_at(self.detector, value)
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
-        """The table the frame shows, with how sharp each corner found looks (where it can be judged)."""
+        """The table the frame shows, with how sharp each corner found looks (where it can be judged):
+        each corner once, an index found twice by nested boxes judged as the one find the reading
+        counts (:func:`~vision.physical_cards.one_find_per_index`)."""
         height, width = frame_bgr.shape[:2]
-        found = self.detector.detect(frame_bgr)
+        found = one_find_per_index(self.detector.detect(frame_bgr))
         sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))

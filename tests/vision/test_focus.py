@@ -53,3 +53,16 @@ def test_a_reading_carries_the_sharpness_of_the_corners_it_could_judge():
     reading = CardReader(detector=Found()).read(frame)
     assert len(reading.index_heights) == 2 and len(reading.index_sharpness) == 1  # the tiny one not judged
     assert reading.index_sharpness[0] == pytest.approx(index_sharpness(frame, box)[0], abs=1e-3)
+
+
+def test_an_index_found_twice_by_nested_boxes_is_judged_once():
+    frame, box = drawn_corner()
+    inner = box + np.array([[1, 1, -1, -1]], np.float32)  # the same "7", a box 2 px narrower
+
+    class FoundTwice:
+        def detect(self, frame_bgr):
+            return Detections(np.concatenate([box, inner]), [0.9, 0.7], [5, 5])
+
+    reading = CardReader(detector=FoundTwice()).read(frame)
+    assert len(reading.index_heights) == 1 and len(reading.index_sharpness) == 1
+    assert reading.index_sharpness[0] == pytest.approx(index_sharpness(frame, box)[0], abs=1e-3)

@@ -31,6 +31,7 @@ from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
     CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
 )
+from companion.rulebook import value as rule_value
 from companion.violations import Violation
 from vision.reading import CANASTA_SIZE, TEAMS, TableReading, spare_cards
 
@@ -329,9 +330,12 @@ class TableTracker:
         they are for as long as a card gone must stay gone: a player lays them under an arm, one
         meld after another), or at once from ``table`` when the hand is over (the steady table as it
         was before the hands showed). A canasta among them may already be squared: only its top
-        card shows, the rest are taken to be like it."""
+        card shows, the rest are taken to be like it. It also waits while one of the team's melds is
+        being squared (:meth:`_squaring`): the demo hand's team A squared its 9s a few readings after
+        laying them, the opening settled first with a "meld" of two 9s, and the canasta was then
+        reported as a play of its own (thirty-sixth session)."""
         if table is None:
-            if self._frame - self._laid_at.get(team, self._frame) < self._window():
+            if self._frame - self._laid_at.get(team, self._frame) < self._window() or self._squaring(team):
                 return []
             table = self.steady
         laid = {key[2]: value if key[1] == "meld" else self._unseen(value, CANASTA_SIZE, team=team, rank=key[2])
@@ -349,6 +353,18 @@ class TableTracker:
         for key in [key for key in table if key[0] == team and key[1] == "pile"]:
             self._close(team, key[2])
         return [event]
+
+    def _squaring(self, team: str) -> bool:
+        """Whether a meld of the team's too small to lay (seed 000 §Melds and canastas: three cards
+        at least) is being squared: a canasta pile of its rank, not steady yet (a pile must hold a
+        whole wait, see :meth:`_voted`), read in the last two readings. A meld laid whole may be
+        squared a turn later, a play of its own (held-out video seed 34: 8s of six opened, squared
+        after the turn card was drawn); one read with fewer cards than a meld holds was squared as
+        it was laid, its cards not all read yet."""
+        small = {key[2] for key, meld in self.steady.items()
+                 if key[:2] == (team, "meld") and len(meld) < rule_value("meld.min_cards")}
+        return any(key[:2] == (team, "pile") and key[2] in small and key not in self.steady and len(recent) >= 2
+                   and recent[-2] is not None and recent[-1] is not None for key, recent in self._recent.items())
 
     def _meld(self, team: str, rank: str, old: tuple, new: tuple) -> list[TableEvent]:
         numbers = self._meld_numbers[team]

@@ -362,3 +362,25 @@ def test_an_opening_and_the_threes_keep_within_the_pack():
         for _ in range(2):
             tracker.update(reading)
     assert sorted(c.code for c in tracker.state.teams["A"].threes.cards) == ["3C", "3C", "3S"]
+
+
+@pytest.mark.parametrize("nines, events", [(["9D", "9H"], ["opened"]), (["9D", "9H", "9S"], ["opened", "canasta"])])
+def test_an_opening_waits_for_a_meld_too_small_to_lay_being_squared(nines, events):
+    # The demo hand: team A laid 8s and a column of 9s, of which two were read, and squared the 9s
+    # into a canasta pile a few readings later, before the opening had settled. The pile must hold
+    # a whole wait to count; the opening waits for it, so A opens with the canasta, not with two
+    # 9s and a canasta reported squared afterwards as a play of its own. A meld of three read
+    # whole may be squared a turn later (held-out video seed 34): no wait for it.
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    eights = ["8D", "8H", "8S", "8C"]
+    laid = TableReading((100, 100), {"A": TeamReading(melds=(ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in eights), 0.0),
+                                                             ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in nines), 1.0))),
+                                     "B": TeamReading()})
+    squared = replace(laid, teams={"A": TeamReading(melds=laid.teams["A"].melds[:1],
+                                                    piles=(CanastaPile(ReadCard("9D", (0, 0, 1, 1), 0.9), 1.0),)),
+                                   "B": TeamReading()})
+    for reading in [_reading(turn_card=False)] * 2 + [laid] * 5 + [squared] * (2 * gone + 4):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == events
+    assert len(tracker.state.teams["A"].melds) == 2 and "9" in tracker.state.dead_ranks

@@ -33,6 +33,7 @@ from companion.hand import (
 )
 from companion.rulebook import value as rule_value
 from companion.violations import Violation
+from vision.detections import iou
 from vision.reading import CANASTA_SIZE, TEAMS, TableReading, spare_cards
 
 
@@ -83,6 +84,9 @@ READING_STEP = 3
 PACE_READINGS = 9
 #: A turn card read further than this many index sizes from where it lay is another card.
 TURN_CARD_MOVE = 1.5
+#: Another code read in a box overlapping the turn card's first one by this much (IoU) is the turn
+#: card read otherwise, however long it was read right (:meth:`TableTracker._place_turn_card`).
+SAME_BOX = 0.5
 #: A spread hand's row shows at least this many cards (one card past the hand line is more likely a
 #: stray index of a meld whose other cards are hidden, and two such in rows of their own no likelier
 #: a spread: on eight new hand videos of the held-out decks, seeds 35–42, 77 → 85 of 131 events in
@@ -148,6 +152,7 @@ class TableTracker:
     #: the reading each part's steady value was first read in (an event's ``frame``: when it was played)
     _seen_at: dict[tuple, int] = field(default_factory=dict)
     _turn_card_at: np.ndarray | None = None  #: where the steady turn card's index was first read, image pixels
+    _turn_card_box: tuple | None = None  #: its box there (xyxy)
     _turn_card_reads: int = 0  #: readings of the steady turn card where it lies
     #: codes read where the steady turn card lies while it was read there only a few times
     _turn_card_rereads: set = field(default_factory=set)
@@ -202,6 +207,12 @@ class TableTracker:
         new = self._events(before, changed) if self._frame >= self.confirm else []
         if ("turn_card",) in changed:  # a new steady turn card is counted afresh
             self._turn_card_reads, self._turn_card_rereads = 0, set()
+            if self._turn_card_at is None and reading.turn_card is not None \
+                    and reading.turn_card.code == changed[("turn_card",)]:
+                # where the first steady turn card lies, though the reading that made it steady
+                # came before it was steady: another code read there next is the same card
+                self._turn_card_at = np.array(reading.turn_card.centre)
+                self._turn_card_box = reading.turn_card.box
         self._frame += 1
         self.events += new
         return new
@@ -228,7 +239,13 @@ class TableTracker:
         one (the drawn turn card discarded, or its twin from the other deck on the discard pile).
         Another code read where it lies, while it has been read there for less than a wait
         (:meth:`_window` readings), is kept as a correction: :meth:`_events` then takes the change for
-        the same card read right, not for the card drawn (thirty-first session)."""
+        the same card read right, not for the card drawn (thirty-first session). So is another code
+        read in its very box (:data:`SAME_BOX`) however long it lay there: the turn card lies
+        sideways under the draw pile's last eight cards (seed 000 §Setting up), so taking it leaves
+        face-down cards where it showed, never another face (thirty-sixth session: the demo hand's
+        10♣ turn card, read as 6♣ in the same box once the 10♣ beside it on the discard pile was
+        covered, was reported drawn at frame 144–154 of 408 where it was drawn at 264, and at 40–45,
+        read every 4th, 6th, 7th or 9th frame, as the first steady turn card had no place yet)."""
         steady = self.steady.get(("turn_card",))
         if reading.turn_card is None or steady is None:
             return
@@ -238,11 +255,13 @@ class TableTracker:
         if reading.turn_card.code != steady:
             # Another code where a turn card lies that was read only a few times is the same card
             # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken.
-            if here and self._turn_card_at is not None and self._turn_card_reads < self._window():
+            if here and self._turn_card_at is not None and (
+                    self._turn_card_reads < self._window() or iou(np.array([reading.turn_card.box]),
+                                                                  np.array([self._turn_card_box]))[0, 0] >= SAME_BOX):
                 self._turn_card_rereads.add(reading.turn_card.code)
             return
         if self._turn_card_at is None:
-            self._turn_card_at = centre
+            self._turn_card_at, self._turn_card_box = centre, reading.turn_card.box
         if here:
             self._turn_card_reads += 1
         else:

@@ -64,10 +64,31 @@ def test_a_turn_card_first_read_as_another_card_where_it_lies_is_corrected_not_t
     for reading in [turn_card("6C", 40)] * 4 + [turn_card("10C", 41)] * (gone + 2):  # a 10♣ first read as 6♣
         tracker.update(reading)
     assert tracker.steady[("turn_card",)] == "10C" and tracker.events == []
-    # Read right for long, the turn card taken leaves another card read there: that is a take.
-    for reading in [turn_card("10C", 41)] * gone + [turn_card("9D", 41)] * (gone + 2):
+    # Read right for long, then read otherwise in the same box (the demo hand: its 10♣ read as 6♣
+    # once the 10♣ on the discard pile beside it was covered): still the turn card, which lies
+    # under the draw pile's last cards (seed 000 §Setting up), so taking it leaves no face there.
+    for reading in [turn_card("10C", 41)] * gone + [turn_card("6C", 41)] * (gone + 2):
+        tracker.update(reading)
+    assert tracker.events == []
+    # Another code read beside it, once it has lain there for a wait, is another card; its place
+    # empty for a wait, it has been taken.
+    for reading in [turn_card("6C", 41)] * gone + [turn_card("9D", 47)] * 2 + [_reading(turn_card=False)] * (gone + 2):
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == ["turn_card_taken"]
+
+
+def test_the_first_turn_card_read_otherwise_in_its_box_is_not_taken():
+    # The demo hand read every sixth frame: its 10♣ turn card read as 6♣ in the first two readings,
+    # so the first steady table's turn card was 6♣, then 10♣ in the same box for the rest of the
+    # deal. That is the same card read right, though 6♣ never lay there while it was steady.
+    def turn_card(code):
+        return TableReading((100, 100), {"A": TeamReading(), "B": TeamReading()},
+                            turn_card=ReadCard(code, (40, 50, 48, 58), 0.9))
+
+    tracker = TableTracker(confirm=2)
+    for reading in [turn_card("6C")] * 2 + [turn_card("10C")] * 3 * tracker.confirm * tracker.shrink_factor:
+        tracker.update(reading)
+    assert tracker.steady[("turn_card",)] == "10C" and tracker.events == []
 
 
 def test_a_top_card_the_meld_already_shows_twice_is_not_the_card_that_closed_it():

@@ -104,9 +104,13 @@ def _filmed(videos: list[Path], args) -> None:
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold) for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
+        lags = [r.turn_card_lag for r in results if r.turn_card_lag is not None]
         print(f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
               f"events in the order played ({sum(r.events_in_order_as_reported for r in results)} in the order "
-              f"reported), {sum(r.events_match for r in results)} of {len(results)} videos with every event, "
+              f"reported; {sum(r.events_extra for r in results)} read events beyond those in order), "
+              f"{sum(r.events_match for r in results)} of {len(results)} videos with every event, "
+              f"the turn card reported drawn {statistics.median(lags) if lags else '-'} frames after it was (median "
+              f"of {len(lags)}; {sum(lag < 0 for lag in lags)} reported before), "
               f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
               f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
               f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}")

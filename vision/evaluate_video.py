@@ -42,6 +42,9 @@ class VideoResult:
     meld_cards: tuple[dict[str, int], dict[str, int]] = ({}, {})
     #: the read events in the order the tracker reported them (each once its change had held)
     reported_events: list[tuple] | None = None
+    #: the frame the turn card was drawn in, and the frame whose reading the tracker reported it
+    #: drawn at (``None``: not drawn, not reported)
+    turn_card_taken_at: tuple[int | None, int | None] = (None, None)
 
     @property
     def readable(self) -> bool:
@@ -62,6 +65,18 @@ class VideoResult:
         return _in_order(self.truth_events, self.read_events if self.reported_events is None else self.reported_events)
 
     @property
+    def events_extra(self) -> int:
+        """Read events beyond those in order: made up, misread, or out of order."""
+        return len(self.read_events) - self.events_in_order
+
+    @property
+    def turn_card_lag(self) -> int | None:
+        """Frames from the turn card's draw to the tracker's report of it (negative: reported before
+        it was drawn); ``None`` unless it was both drawn and reported."""
+        drawn, reported = self.turn_card_taken_at
+        return None if drawn is None or reported is None else reported - drawn
+
+    @property
     def meld_cards_extra(self) -> int:
         """Cards the hand's melds were read with beyond what they held at the end."""
         return sum((Counter(self.meld_cards[1]) - Counter(self.meld_cards[0])).values())
@@ -74,11 +89,12 @@ class VideoResult:
     def summary(self) -> dict:
         return {"events": len(self.truth_events), "read_events": len(self.read_events),
                 "in_order": self.events_in_order, "in_order_as_reported": self.events_in_order_as_reported,
-                "all_match": self.events_match,
+                "events_extra": self.events_extra, "all_match": self.events_match,
                 "meld_cards_extra": self.meld_cards_extra, "meld_cards_missing": self.meld_cards_missing,
                 "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
-                "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1]}
+                "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1],
+                "turn_card_lag": self.turn_card_lag}
 
 
 def _in_order(truth: list[tuple], read: list[tuple]) -> int:
@@ -107,6 +123,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
     memory = ViewMemory()
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
+    reported_drawn = None
     for number, truth in enumerate(frames):
         picture = next(pictures) if pictures is not None else None
         if number % every:
@@ -114,8 +131,10 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup, memory,
-                                  threshold), frame=number)
+        events = tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup,
+                                           memory, threshold), frame=number)
+        if reported_drawn is None and any(event.kind == "turn_card_taken" for event in events):
+            reported_drawn = number
     # In the order they were played (the tracker reports each once it has held, an opening only
     # once its melds have settled, so a three laid after an opening may be reported first).
     read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]
@@ -129,7 +148,9 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                        (_meld_cards({team: final["melds"] for team, final in frames[-1]["hand"]["teams"].items()}),
                         _meld_cards({team: [[c.code for c in m.cards] for m in tracker.state.teams[team].melds]
                                      for team in TEAMS})),
-                       [_read_event(e) for e in tracker.events])
+                       [_read_event(e) for e in tracker.events],
+                       (next((e["frame"] for e in summary["events"] if e["event"] == "turn_card_taken"), None),
+                        reported_drawn))
 
 
 def _pictures(path: Path, count: int):

@@ -123,6 +123,7 @@ def test_simulated_hand_video_events_dead_ranks_and_turn_card(seed):
     assert result.events_match, list(zip(result.truth_events, result.read_events))
     assert result.dead_ranks[0] == result.dead_ranks[1]
     assert result.turn_card_drawn == (True, True)
+    assert 0 <= result.turn_card_lag <= 12  # reported once its going has held for a wait, not before
     # The melds at the end hold what the hand laid: no card more or fewer per team and rank.
     assert result.meld_cards[1] == result.meld_cards[0] and sum(result.meld_cards[0].values()) >= 20
     assert (result.meld_cards_extra, result.meld_cards_missing) == (0, 0)

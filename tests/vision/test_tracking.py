@@ -406,3 +406,25 @@ def test_an_opening_waits_for_a_meld_too_small_to_lay_being_squared(nines, event
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == events
     assert len(tracker.state.teams["A"].melds) == 2 and "9" in tracker.state.dead_ranks
+
+
+def test_a_new_natural_meld_starts_with_three_cards_read_a_wild_one_with_two():
+    # Held-out video seed 31: a joker's two corners read as Q♣ and Q♠ made a "meld" of two queens
+    # for the rest of the hand (two cards extra at its end). A meld holds three cards at least (seed
+    # 000 §Melds and canastas): two of a natural rank start none; once three are read the meld
+    # starts with all three. Jokers read poorly, so two wild cards still start a wild-card meld
+    # (held-out video seed 28 started one as two jokers).
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    kings = ["KH", "KS", "KD"]
+    _opened_with(tracker, kings)
+    for reading in [_reading([kings, ["QC", "QS"]])] * (gone + 2):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"]
+    for reading in [_reading([kings, ["QC", "QH", "QS"]])] * 2:
+        tracker.update(reading)
+    assert tracker.events[-1].kind == "meld" and sorted(tracker.events[-1].cards) == ["QC", "QH", "QS"]
+    for reading in [_reading([kings, ["QC", "QH", "QS"], ["JK", "JK"]])] * 2:
+        tracker.update(reading)
+    assert tracker.events[-1].kind == "meld" and tracker.events[-1].cards == ("JK", "JK")
+    assert [len(m.cards) for m in tracker.state.teams["A"].melds] == [3, 3, 2]

@@ -393,6 +393,11 @@ def _turned(points: np.ndarray, turn: float | None) -> np.ndarray:
     return points @ np.array([[cos, -sin], [sin, cos]]).T
 
 
+#: Each class's twin in colour as one class (a ♣ as its ♠, a ♦ as its ♥; the joker itself).
+_SUIT_TWIN = np.array([CLASS_NAMES.index(code.replace("C", "S").replace("D", "H")) if code != "JK" else k
+                       for k, code in enumerate(CLASS_NAMES)])
+
+
 def _natural_rank(code: str) -> str:
     card = Card.parse(code)
     return card.rank if card.is_natural else ""
@@ -621,6 +626,20 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
             for k in b:
                 card_of[k] = a
             b.clear()
+    # The other diagonal seen as two lone indexes of the card's rank and colour, its suits read
+    # apart (the classifier tells ♠ from ♣ least surely)
+    lone = [k for k, card in card_of.items() if len(card) == 1 and sides[k] != MIDDLE]
+    for a in parts:
+        if len(a) != 2 or sides[a[0]] == MIDDLE:
+            continue
+        like = [k for k in lone if len(card_of[k]) == 1 and sides[k] == sides[a[0]]
+                and _SUIT_TWIN[class_id[k]] == _SUIT_TWIN[class_id[a[0]]]]
+        for number, k in enumerate(like):
+            other = next((m for m in like[number + 1:] if _crossing_diagonals(*upright[a], upright[k], upright[m])), None)
+            if other is not None:
+                a += [k, other]
+                card_of[k] = card_of[other] = a
+                break
 
 
 def _crossing_diagonals(p: np.ndarray, q: np.ndarray, r: np.ndarray, t: np.ndarray) -> bool:
@@ -739,7 +758,11 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     confidence = 1.0 - float(np.prod(1.0 - detections.confidence[members]))
     boxes = detections.xyxy[members]
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
-    return SeenCard(detections.codes[members[0]], tuple(int(m) for m in members), round(confidence, 4), box,
+    votes = Counter()
+    for m in members:  # a card's indexes read as suits of one colour (_four_corners_of_one_card)
+        votes[int(detections.class_id[m])] += float(detections.confidence[m])
+    code = CLASS_NAMES[max(votes, key=votes.get)]
+    return SeenCard(code, tuple(int(m) for m in members), round(confidence, 4), box,
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
                     float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()),
                     tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]),

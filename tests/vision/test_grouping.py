@@ -280,3 +280,22 @@ def test_an_index_found_twice_by_nested_boxes_is_one_card():
     # Boxes that overlap without one lying inside the other are two indexes.
     beside = Detections(np.array([[0, 0, 10, 16], [6, 0, 16, 16]], float), np.array([0.9, 0.8]), np.array([5, 6]))
     assert len(one_find_per_index(beside)) == 2
+
+
+def test_a_card_seen_at_four_corners_with_suits_of_one_colour_read_apart_is_one_card():
+    # Held-out hand video seed 36, frame 99: team B's 3♠ (a deck with indexes in all four corners,
+    # laid askew among the threes) read as 3♣ at one diagonal's two corners and as 3♣ and 3♠ at the
+    # other's, which did not pair: three threes where one lay, and the tracker reported two 3♣
+    # laid. Two lone indexes of the card's rank and colour along its other diagonal are its corners
+    # too; the card is named by the suit read surest over its corners.
+    boxes = [(549, 633, 565, 661), (611, 647, 627, 675), (528, 722, 544, 750), (590, 737, 606, 765)]
+    areas = {"A": [[0, 560], [1920, 560], [1920, 1080], [0, 1080]], "B": [[0, 0], [1920, 0], [1920, 440], [0, 440]]}
+    for codes in (["3C", "3S", "3C", "3C"], ["3C", "3C", "3S", "3C"]):
+        detections = Detections(np.array(boxes, float), [0.63, 0.57, 0.58, 0.62], [class_id(c) for c in codes])
+        reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
+        assert [card.code for card in reading.teams["A"].threes] == ["3C"], codes
+    # A three of the other colour at those corners is another card.
+    codes = ["3C", "3H", "3C", "3C"]
+    detections = Detections(np.array(boxes, float), [0.63, 0.57, 0.58, 0.62], [class_id(c) for c in codes])
+    reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
+    assert sorted(card.code for card in reading.teams["A"].threes) == ["3C", "3H"]

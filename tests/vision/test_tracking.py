@@ -343,16 +343,16 @@ def test_a_meld_read_past_seven_grows_only_where_the_variant_lets_it(variant, ca
 
 
 def test_events_carry_the_reading_their_change_was_first_read_in():
-    # An opening is reported once its melds have settled, so a three laid just after it is reported
-    # first; each event's frame says when it was played (held-out videos: events in the order played
-    # 91 -> 104 of 131, as reported 91).
+    # An opening is reported once its melds have settled, a three once read through a wait; each
+    # event's frame says when it was played, whichever was reported first (held-out videos: events
+    # in the order played 91 -> 104 of 131, as reported 91).
     tracker = TableTracker(confirm=2)
     kings = _reading([["KH", "KS", "KD"]])
     with_three = replace(kings, teams={"A": replace(kings.teams["A"], threes=(ReadCard("3H", (0, 0, 1, 1), 0.9),)),
                                        "B": TeamReading()})
     for reading in [_reading()] * 2 + [kings] * 4 + [with_three] * (2 + tracker.confirm * tracker.shrink_factor):
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["three_laid_out", "opened"]
+    assert sorted(e.kind for e in tracker.events) == ["opened", "three_laid_out"]
     assert [(e.kind, e.frame) for e in sorted(tracker.events, key=lambda e: e.frame)] == \
         [("opened", 2), ("three_laid_out", 6)]
 
@@ -381,7 +381,7 @@ def test_an_opening_and_the_threes_keep_within_the_pack():
     for threes in (("3C", "3C"), ("3C", "3C", "3C")):
         reading = replace(tens, teams={"A": replace(tens.teams["A"], threes=tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in threes)),
                                        "B": TeamReading()})
-        for _ in range(2):
+        for _ in range(tracker.confirm * tracker.shrink_factor + 2):  # a three counts once read through a wait
             tracker.update(reading)
     assert sorted(c.code for c in tracker.state.teams["A"].threes.cards) == ["3C", "3C", "3S"]
 
@@ -428,3 +428,23 @@ def test_a_new_natural_meld_starts_with_three_cards_read_a_wild_one_with_two():
         tracker.update(reading)
     assert tracker.events[-1].kind == "meld" and tracker.events[-1].cards == ("JK", "JK")
     assert [len(m.cards) for m in tracker.state.teams["A"].melds] == [3, 3, 2]
+
+
+def test_a_three_read_for_a_moment_is_not_laid_one_read_for_a_wait_is():
+    # Choice video seed 42: a red three read among team B's threes for three readings made a
+    # 3♥ laid that never was. A three laid stays: it counts once read through a wait, dated by the
+    # reading it was first read in.
+    def threes(*codes):
+        cards = tuple(ReadCard(code, (10.0 * k, 0, 10.0 * k + 8, 8), 0.9) for k, code in enumerate(codes))
+        return TableReading((100, 100), {"A": TeamReading(), "B": TeamReading(threes=cards)})
+
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    for reading in [threes("3C")] * (gone + 2) + [threes("3C", "3H")] * 3 + [threes("3C")] * gone:
+        tracker.update(reading)
+    assert [(e.kind, e.cards) for e in tracker.events] == [("three_laid_out", ("3C",))]
+    laid = len(tracker.events) and tracker._frame
+    for reading in [threes("3C", "3D")] * (gone + 2):
+        tracker.update(reading)
+    assert [(e.kind, e.cards) for e in tracker.events][1:] == [("three_laid_out", ("3D",))]
+    assert tracker.events[1].frame == laid

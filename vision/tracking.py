@@ -32,7 +32,6 @@ from companion.hand import (
     CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
 )
 from companion.rulebook import value as rule_value
-from companion.rulebook import value as rule_value
 from companion.violations import Violation
 from vision.detections import iou
 from vision.reading import CANASTA_SIZE, TEAMS, TableReading, spare_cards
@@ -259,7 +258,8 @@ class TableTracker:
         here = self._turn_card_at is None or np.linalg.norm(centre - self._turn_card_at) <= TURN_CARD_MOVE * size
         if reading.turn_card.code != steady:
             # Another code where a turn card lies that was read only a few times is the same card
-            # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken.
+            # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken; so
+            # is another code in its very box, however long it lay there.
             if here and self._turn_card_at is not None and (
                     self._turn_card_reads < self._window() or iou(np.array([reading.turn_card.box]),
                                                                   np.array([self._turn_card_box]))[0, 0] >= SAME_BOX):

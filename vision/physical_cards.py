@@ -615,7 +615,11 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
     where their diagonals make an upright card's index rectangle (:func:`_crossing_diagonals`): a
     card of a deck with indexes in all four corners lying alone (a canasta pile, a three), turned
     further than pairing allows, as a frame with no meld column to measure the table's turn reads
-    it (held-out hand video seed 36)."""
+    it (held-out hand video seed 36). Likewise a card seen by two opposite corners and two lone
+    indexes of its rank and colour along the other diagonal, its suits read apart: seed 36's 3♠,
+    laid askew among team B's threes, read 3♣ at one diagonal's corners and 3♣ and 3♠ at the
+    other's, which did not pair (one class each), so two 3♣ were laid that never were (thirty-sixth
+    session). :func:`_card` names such a card by the suit read surest over its indexes."""
     parts = [card for card in {id(card): card for card in card_of.values()}.values() if len(card) == 2]
     for number, a in enumerate(parts):
         for b in parts[number + 1:]:
@@ -626,8 +630,6 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
             for k in b:
                 card_of[k] = a
             b.clear()
-    # The other diagonal seen as two lone indexes of the card's rank and colour, its suits read
-    # apart (the classifier tells ♠ from ♣ least surely)
     lone = [k for k, card in card_of.items() if len(card) == 1 and sides[k] != MIDDLE]
     for a in parts:
         if len(a) != 2 or sides[a[0]] == MIDDLE:
@@ -759,7 +761,7 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     boxes = detections.xyxy[members]
     box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     votes = Counter()
-    for m in members:  # a card's indexes read as suits of one colour (_four_corners_of_one_card)
+    for m in members:  # its indexes may read as suits of one colour (_four_corners_of_one_card)
         votes[int(detections.class_id[m])] += float(detections.confidence[m])
     code = CLASS_NAMES[max(votes, key=votes.get)]
     return SeenCard(code, tuple(int(m) for m in members), round(confidence, 4), box,

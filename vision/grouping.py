@@ -312,9 +312,7 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     own = [c for c in heap if c is not turn_card and c.code == turn_card.code
            and abs(table_x(c) - table_x(turn_card)) < TURN_CARD_END * width]
     if own:
-        boxes = np.array([end.box] + [c.box for c in own])
-        end = ReadCard(end.code, tuple(float(v) for v in (*boxes[:, :2].min(axis=0), *boxes[:, 2:].max(axis=0))),
-                       end.confidence)
+        end = ReadCard(end.code, _union([end.box] + [c.box for c in own]), end.confidence)
     return tuple(_read(c) for c in cards if c is not turn_card and c not in own) + rest, end
 
 
@@ -328,10 +326,14 @@ def _turn_card_end(card: SeenCard, width: float) -> tuple[ReadCard, tuple[ReadCa
     xs = np.array(card.index_xs) * (-1 if card.side == "B" else 1)
     end = [k for k in range(len(xs)) if xs[k] - xs.min() < TURN_CARD_END * width]
     rest = [k for k in range(len(xs)) if k not in end]
-    box = lambda members: (min(card.index_boxes[k][0] for k in members), min(card.index_boxes[k][1] for k in members),  # noqa: E731
-                           max(card.index_boxes[k][2] for k in members), max(card.index_boxes[k][3] for k in members))
-    return ReadCard(card.code, box(end), card.confidence), \
-        ((ReadCard(card.code, box(rest), card.confidence),) if rest else ())
+    return ReadCard(card.code, _union([card.index_boxes[k] for k in end]), card.confidence), \
+        ((ReadCard(card.code, _union([card.index_boxes[k] for k in rest]), card.confidence),) if rest else ())
+
+
+def _union(boxes) -> tuple[float, float, float, float]:
+    """The box round xyxy boxes."""
+    boxes = np.asarray(boxes, float)
+    return (*map(float, boxes[:, :2].min(axis=0)), *map(float, boxes[:, 2:].max(axis=0)))
 
 
 def _read(card: SeenCard) -> ReadCard:

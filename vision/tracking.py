@@ -155,8 +155,8 @@ class TableTracker:
     _laid_at: dict[str, int] = field(default_factory=dict)
     #: the reading each part's steady value was first read in (an event's ``frame``: when it was played)
     _seen_at: dict[tuple, int] = field(default_factory=dict)
-    _turn_card_at: np.ndarray | None = None  #: where the steady turn card's index was first read, image pixels
-    _turn_card_box: tuple | None = None  #: its box there (xyxy)
+    #: the box (xyxy, image pixels) the steady turn card's index was first read in
+    _turn_card_box: tuple | None = None
     _turn_card_reads: int = 0  #: readings of the steady turn card where it lies
     #: codes read where the steady turn card lies while it was read there only a few times
     _turn_card_rereads: set = field(default_factory=set)
@@ -211,11 +211,10 @@ class TableTracker:
         new = self._events(before, changed) if self._frame >= self.confirm else []
         if ("turn_card",) in changed:  # a new steady turn card is counted afresh
             self._turn_card_reads, self._turn_card_rereads = 0, set()
-            if self._turn_card_at is None and reading.turn_card is not None \
+            if self._turn_card_box is None and reading.turn_card is not None \
                     and reading.turn_card.code == changed[("turn_card",)]:
                 # where the first steady turn card lies, though the reading that made it steady
                 # came before it was steady: another code read there next is the same card
-                self._turn_card_at = np.array(reading.turn_card.centre)
                 self._turn_card_box = reading.turn_card.box
         self._frame += 1
         self.events += new
@@ -238,6 +237,14 @@ class TableTracker:
         first = next((k for k in since if k > last_steady), since[0])
         return self._frame - (len(values) - 1 - first)
 
+    @property
+    def _turn_card_at(self) -> np.ndarray | None:
+        """Where the steady turn card's index was first read (its box's centre), image pixels."""
+        if self._turn_card_box is None:
+            return None
+        x0, y0, x1, y1 = self._turn_card_box
+        return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+
     def _place_turn_card(self, reading: TableReading, seen: dict) -> None:
         """The turn card never moves until it is drawn: a card of its code read elsewhere is another
         one (the drawn turn card discarded, or its twin from the other deck on the discard pile).
@@ -255,18 +262,19 @@ class TableTracker:
             return
         x0, y0, x1, y1 = reading.turn_card.box
         centre, size = np.array(reading.turn_card.centre), max(x1 - x0, y1 - y0, 1.0)
-        here = self._turn_card_at is None or np.linalg.norm(centre - self._turn_card_at) <= TURN_CARD_MOVE * size
+        lies_at = self._turn_card_at
+        here = lies_at is None or np.linalg.norm(centre - lies_at) <= TURN_CARD_MOVE * size
         if reading.turn_card.code != steady:
             # Another code where a turn card lies that was read only a few times is the same card
             # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken; so
             # is another code in its very box, however long it lay there.
-            if here and self._turn_card_at is not None and (
+            if here and lies_at is not None and (
                     self._turn_card_reads < self._window() or iou(np.array([reading.turn_card.box]),
                                                                   np.array([self._turn_card_box]))[0, 0] >= SAME_BOX):
                 self._turn_card_rereads.add(reading.turn_card.code)
             return
-        if self._turn_card_at is None:
-            self._turn_card_at, self._turn_card_box = centre, reading.turn_card.box
+        if self._turn_card_box is None:
+            self._turn_card_box = reading.turn_card.box
         if here:
             self._turn_card_reads += 1
         else:

@@ -151,8 +151,10 @@ class TableTracker:
     _recent: dict[tuple, deque] = field(default_factory=dict)
     _meld_numbers: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {} for t in TEAMS})
     _frame: int = 0
-    #: the frame each team's melds and piles last changed (an opening waits until they settle)
+    #: the frame each team last laid more (an opening waits until its melds settle, :meth:`_laid_more`)
     _laid_at: dict[str, int] = field(default_factory=dict)
+    #: the most cards each of a team's melds and piles was read steady with before the team opened
+    _most: dict[tuple, int] = field(default_factory=dict)
     #: the reading each part's steady value was first read in (an event's ``frame``: when it was played)
     _seen_at: dict[tuple, int] = field(default_factory=dict)
     #: the box (xyxy, image pixels) the steady turn card's index was first read in
@@ -303,7 +305,7 @@ class TableTracker:
     def _events(self, before: dict, changed: dict) -> list[TableEvent]:
         if self.hands_spread:
             return []  # the hand is over: what changes now is only how the spread cards are read
-        if any(changed.get((team, "hands")) for team in TEAMS) and self._spread():
+        if any(self.steady.get((team, "hands")) for team in TEAMS) and self._spread():
             # Spread hands end the hand; cards of theirs read as laid ones in the same frames are not
             # plays.
             self.hands_spread = True
@@ -313,7 +315,7 @@ class TableTracker:
             opened = [event for team in TEAMS if not self.state.teams[team].opened
                       for event in self._opening(team, table=before)]
             return opened + [TableEvent("hands_spread", frame=min(self._seen_at[(team, "hands")] for team in TEAMS
-                                                                  if changed.get((team, "hands"))))]
+                                                                  if self.steady.get((team, "hands"))))]
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         turn_card = before.get(("turn_card",))
@@ -322,9 +324,9 @@ class TableTracker:
             events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
         for team in TEAMS:
             events += self._threes(team, before, changed)
-            if any(key[0] == team and key[1] in ("meld", "pile") for key in changed):
-                self._laid_at[team] = self._frame
             if not self.state.teams[team].opened:
+                if self._laid_more(team, changed):
+                    self._laid_at[team] = self._frame
                 events += self._opening(team)
                 continue
             for key, value in changed.items():
@@ -337,11 +339,53 @@ class TableTracker:
                     events += self._squared(team, key[2], value)
         return events
 
+    def _laid_more(self, team: str, changed: dict) -> bool:
+        """Whether ``changed`` lays anything of the team's not read steady before: a meld or pile
+        not seen yet, or a meld read with more cards than ever. A meld read a card short for a wait
+        and whole again for a moment, turn after turn (a small index read only now and then), or
+        with one card read in another suit, is laid no further: counted as laid anew, two such
+        melds by turns held choice video seed 39's opening for six plays, which it swallowed
+        (thirty-seventh session: the sixteen held-out hand videos read every 6th frame, 188 -> 194
+        events in order)."""
+        more = False
+        for key, value in changed.items():
+            if key[0] != team or key[1] not in ("meld", "pile") or value is None:
+                continue
+            count = len(value) if key[1] == "meld" else 1
+            if count > self._most.get(key, 0):
+                more, self._most[key] = True, count
+        return more
+
     def _spread(self) -> bool:
         """Whether the hand has ended with the players' cards spread: a steady row of at least
         :data:`MIN_SPREAD_CARDS` cards past a team's hand line (one card alone there, or two in
-        rows of their own, are more likely misread indexes of melds whose other cards went unseen)."""
-        return any(len(row) >= MIN_SPREAD_CARDS for team in TEAMS for row in self.steady.get((team, "hands"), ()))
+        rows of their own, are more likely misread indexes of melds whose other cards went unseen),
+        once the hand can have ended (:meth:`_may_end`)."""
+        return self._may_end() and any(len(row) >= MIN_SPREAD_CARDS for team in TEAMS
+                                       for row in self.steady.get((team, "hands"), ()))
+
+    def _may_end(self) -> bool:
+        """Whether the hand can be over: a team has finished the canastas it needs to go out
+        (seed 000 §Going out: two; seed 001 §Going out: one in the classic game), counting the
+        squared piles and melds of seven the table shows for a team not reported opened yet, or the
+        turn card has been drawn, so the draw pile may have run out (seed 000 §When the draw pile
+        runs out; the turn card lies under its last eight cards, §Setting up). Cards read past the
+        hand line before then are no spread hands: fresh hand video seed 46's team B laid its
+        opening under an arm, the columns' far cards read alone as a row past the hand line, and
+        the hand ended at its eighth event of twenty (thirty-seventh session). A special hand also
+        ends the hand (seed 000 §Special hands); the tracker does not read one, and the players
+        enter it at the hand's end."""
+        if self.state.turn_card.drawn:
+            return True
+        needed = self.state.variant.rules["going_out.canastas"].value
+        for team in TEAMS:
+            finished = sum(meld.is_canasta for meld in self.state.teams[team].melds)
+            if not self.state.teams[team].opened:
+                finished = sum(key[:2] == (team, "pile") or (key[:2] == (team, "meld") and len(value) >= CANASTA_SIZE)
+                               for key, value in self.steady.items())
+            if finished >= needed:
+                return True
+        return False
 
     def _threes(self, team: str, before: dict, changed: dict) -> list[TableEvent]:
         if (team, "threes") not in changed or changed[(team, "threes")] is None:

@@ -205,17 +205,48 @@ def test_single_cards_past_the_hand_line_do_not_end_the_hand():
     card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
     kings = ReadMeld(tuple(card(c) for c in ("KH", "KS", "KD")), 0.0)
     strays = TableReading((100, 100), {"A": TeamReading(melds=(kings,), hands=((card("9S"),), (card("6D"),))),
-                                       "B": TeamReading()}, turn_card=card("KD"))
+                                       "B": TeamReading()})
     spread = TableReading((100, 100), {"A": TeamReading(melds=(kings,), hands=((card("9S"), card("5C")),)),
-                                       "B": TeamReading()}, turn_card=card("KD"))
+                                       "B": TeamReading()})
     tracker = TableTracker(confirm=2)
     settle = tracker.confirm * tracker.shrink_factor
-    for reading in [_reading(), _reading()] + [_reading([["KH", "KS", "KD"]])] * (2 + settle) + [strays] * 4:
+    for reading in [_reading(), _reading()] + [_reading([["KH", "KS", "KD"]])] * (2 + settle) + [strays] * (settle + 2):
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["opened"] and not tracker.hands_spread
+    assert [e.kind for e in tracker.events] == ["opened", "turn_card_taken"] and not tracker.hands_spread
     for reading in [spread] * 3:
         tracker.update(reading)
-    assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
+    assert [e.kind for e in tracker.events] == ["opened", "turn_card_taken", "hands_spread"]
+
+
+def test_a_row_past_the_hand_line_ends_the_hand_only_once_it_can_have_ended():
+    # Fresh hand video seed 46: team B laid its opening under an arm, and the far cards of its
+    # three columns, read without the rest, made a row past its hand line; the hand "ended" at its
+    # eighth event of twenty. A hand ends when a team goes out, with the canastas it needs (seed
+    # 000 §Going out: two), or when the draw pile runs out, after the turn card under its last
+    # eight cards was drawn (§When the draw pile runs out): a row read before then is no spread.
+    card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
+    kings = ReadMeld(tuple(card(c) for c in ("KH", "KS", "KD")), 0.0)
+
+    def table(b_hands=(), piles=(), melds=(kings,), turn_card=True) -> TableReading:
+        a = TeamReading(melds=melds, piles=tuple(CanastaPile(card(c), float(i + 1)) for i, c in enumerate(piles)))
+        return TableReading((100, 100), {"A": a, "B": TeamReading(hands=b_hands)},
+                            turn_card=card("KD") if turn_card else None)
+
+    far_ends = (tuple(card(c) for c in ("8D", "9S", "9S")),)
+    tracker = TableTracker(confirm=2)
+    settle = tracker.confirm * tracker.shrink_factor
+    for reading in [_reading()] * 2 + [table()] * (2 + settle) + [table(far_ends)] * 3 + [table()] * 3:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened"] and not tracker.hands_spread
+    # Team A finishes two canastas: it squares its kings, and lays seven queens; the same row now
+    # ends the hand.
+    queens = ReadMeld(tuple(card(c) for c in ("QH", "QS", "QD", "QC", "QH", "QS", "QD")), 1.0)
+    for reading in [table(piles=("KS",), melds=(queens,))] * (settle + 2):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "meld", "canasta"] and not tracker.hands_spread
+    for reading in [table(far_ends, piles=("KS",), melds=(queens,))] * 3:
+        tracker.update(reading)
+    assert tracker.hands_spread and tracker.events[-1].kind == "hands_spread"
 
 
 def _played(step: int) -> list[tuple[int, TableReading]]:
@@ -259,15 +290,18 @@ def test_a_team_whose_melds_never_settled_opens_when_the_hands_are_spread():
     # Kings laid, then a king more every other reading until the hand ends: the opening never
     # stays as it is for a wait, yet its cards count at the end.
     card = lambda code: ReadCard(code, (0, 0, 1, 1), 0.9)  # noqa: E731
-    kings = ["KH", "KS", "KD", "KC", "KH", "KS"]
-    spread = TableReading((100, 100), {"A": TeamReading(melds=(ReadMeld(tuple(card(c) for c in kings), 0.0),),
+    # Two melds of seven: the canastas a team needs to go out, so the hand can have ended.
+    kings, queens = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["QH", "QS", "QD", "QC", "QH", "QS", "QD"]
+    spread = TableReading((100, 100), {"A": TeamReading(melds=(ReadMeld(tuple(card(c) for c in kings), 0.0),
+                                                               ReadMeld(tuple(card(c) for c in queens), 1.0)),
                                                         hands=((card("9S"), card("5C")),)),
                                        "B": TeamReading()}, turn_card=card("KD"))
     tracker = TableTracker(confirm=2)
-    for reading in [_reading()] * 2 + [_reading([kings[:n]]) for n in range(3, 7) for _ in range(3)] + [spread] * 3:
+    for reading in [_reading()] * 2 + [_reading([kings[:n], queens[:n]]) for n in range(3, 8) for _ in range(3)] \
+            + [spread] * 3:
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
-    assert sorted(c.code for c in tracker.state.teams["A"].melds[0].cards) == sorted(kings)
+    assert sorted(sorted(c.code for c in meld.cards) for meld in tracker.state.teams["A"].melds) == [sorted(kings), sorted(queens)]
 
 
 def _opened_with(tracker: TableTracker, meld: list[str]) -> None:
@@ -406,6 +440,27 @@ def test_an_opening_waits_for_a_meld_too_small_to_lay_being_squared(nines, event
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == events
     assert len(tracker.state.teams["A"].melds) == 2 and "9" in tracker.state.dead_ranks
+
+
+def test_an_opening_settles_though_a_small_index_of_it_comes_and_goes():
+    # Choice video seed 39: team A opened with 6s, 9s and kings, and a small index of each of two
+    # melds was read now and then: a meld read a card short for a wait, then whole for a moment,
+    # the two melds by turns. Each time counted as a change, the opening never settled, and opened
+    # six plays later with the jacks and aces laid meanwhile. Read with no card more than it was
+    # read with before, a meld is laid no further: the opening settles, and the jacks are a meld
+    # of their own.
+    tracker = TableTracker(confirm=2)
+    gone = tracker.confirm * tracker.shrink_factor
+    nines, kings = ["9C", "9D", "9H", "9C", "9D", "9H"], ["KC", "KH", "KS", "KH", "KD"]
+    period = gone + 3
+    flicker = [_reading([nines if (n + period // 2) % period < 3 else nines[:5], kings if n % period < 3 else kings[:4]])
+               for n in range(4 * period)]
+    jacks = [_reading([nines, kings, ["JD", "JS", "JS"]])] * 3
+    for reading in [_reading()] * 2 + flicker + jacks:
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "meld"]
+    assert sorted(len(meld) for meld in tracker.events[0].melds) == [5, 6]
+    assert tracker.events[1].cards == ("JD", "JS", "JS")
 
 
 def test_a_new_natural_meld_starts_with_three_cards_read_a_wild_one_with_two():

@@ -488,17 +488,20 @@ class TableTracker:
     def _added(self, old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
         """The cards a meld read as ``new`` gained over ``old``. A code read once more than the pack
         holds (two decks, four jokers: seed 000, the deal), counting the cards both teams have laid
-        but not those guessed, is another card misread: it counts only where the meld grew by more
-        cards than the new codes the pack has, and then as a card of its rank in a suit the pack
-        still has (held-out videos: seed 35, a J♣ already counted read again as a third J♠ made a
-        canasta of six jacks; seed 27, the seventh five read as a third 5♠ is still the seventh).
+        but not those guessed, adds nothing: it is a card already counted read twice (a four-corner
+        deck's two top indexes that did not pair: fresh video seed 44's two 8♣ read as four, and its
+        8s a canasta of seven where six were laid), or another card misread (held-out video seed
+        35, a J♣ already counted read again as a third J♠). A card laid is added once it is read as
+        a card the pack still has; a card read twice, counted as another of its rank, would stay
+        for the whole hand (thirty-seventh session: the 24 hand videos read every 3rd / 6th frame,
+        274 -> 277 and 277 -> 283 events in order, melds' cards extra at the hands' ends 44 -> 40
+        and 58 -> 54; until then such a code counted as a card of its rank in a suit the pack had).
         In Modern American a meld never grows past seven (seed 000 §Melds and canastas; the classic
         variant's may, seed 001): a card more read in one is a card counted twice, and is left out
         rather than flagged to the players as joining a finished canasta (held-out videos, melds'
         cards extra at the hand's end 11 → 9 and 8 → 6)."""
         used = self._laid() - Counter(code for codes in self.guessed.values() for code in codes)
-        added, misread = _in_the_pack(sorted((Counter(new) - Counter(old)).elements()), used)
-        added += _as_spares(misread[:max(0, len(new) - len(old) - len(added))], used)
+        added = _in_the_pack(sorted((Counter(new) - Counter(old)).elements()), used)[0]
         if self.state.variant.name == "modern":
             added = added[:max(0, CANASTA_SIZE - len(old))]
         return tuple(sorted(added))

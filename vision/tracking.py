@@ -196,7 +196,7 @@ class TableTracker:
         seen = table_parts(reading)
         self._place_turn_card(reading, seen)
         changed = {}
-        for key in set(seen) | set(self._recent):
+        for key in sorted(set(seen) | set(self._recent)):  # in one order, whatever the hash seed
             recent = self._recent.setdefault(key, deque(maxlen=self._wait_frames()))
             recent.append(seen.get(key))
             value = self._voted(key, recent)

@@ -89,10 +89,14 @@ MIN_SIZE_PAIRS = 8
 #: Two indexes of one card never have another card's index on the way between them, within this
 #: share of the index diagonal.
 BETWEEN_MARGIN = 0.12
-#: A card seen at four corners: its diagonals as long as each other, and their middles as near, within
-#: the first share of the longer; its index rectangle between these many times as tall as wide (the
-#: decks' lie about 1.4 to 1.5).
+#: A card seen at four corners: its diagonals' middles as near as the first share of the longer;
+#: its index rectangle between these many times as tall as wide (the decks' lie about 1.4 to 1.5).
 FOUR_CORNERS = (0.1, (1.15, 2.0))
+#: ... and its diagonals as long as each other within this share of the longer: a card the camera
+#: sees obliquely is a skewed rectangle in the side's upright frame, a turn and no more, whose
+#: diagonals differ (fresh hand video seed 47's last 7♦ of a meld, 110 and 131 px with middles
+#: 1.6 px apart). At 0.1 its two diagonals read as two 7♦ (thirty-seventh session).
+FOUR_CORNERS_LENGTHS = 0.3
 #: Ranks that read as each other on a card's bottom-right corner: a reader blind to which way up an
 #: index lies (the classifier reads each both ways up) takes a 6 printed upright there for a turned
 #: 9, and a 9 for a 6. Some decks print the bottom index upright (the held-out kde-ancient-
@@ -645,14 +649,14 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
 
 
 def _crossing_diagonals(p: np.ndarray, q: np.ndarray, r: np.ndarray, t: np.ndarray) -> bool:
-    """Whether ``p``–``q`` and ``r``–``t`` are the two diagonals of a card's index rectangle: as long
-    as each other and crossing at their middles (a rectangle's), the rectangle between
+    """Whether ``p``–``q`` and ``r``–``t`` are the two diagonals of a card's index rectangle: about as
+    long as each other (:data:`FOUR_CORNERS_LENGTHS`) and crossing at their middles, the rectangle between
     :data:`FOUR_CORNERS` times as tall as wide and standing up in the frame. Twins two cards apart
     in a column, each seen at two opposite corners, cross nowhere near their middles."""
     tolerance, (low, high) = FOUR_CORNERS
     first, second = float(np.linalg.norm(q - p)), float(np.linalg.norm(t - r))
     longer = max(first, second)
-    if abs(first - second) > tolerance * longer or np.linalg.norm((p + q) / 2 - (r + t) / 2) > tolerance * longer:
+    if abs(first - second) > FOUR_CORNERS_LENGTHS * longer or np.linalg.norm((p + q) / 2 - (r + t) / 2) > tolerance * longer:
         return False
     (short, _), (long, down) = sorted(((float(np.linalg.norm(side)), side) for side in (r - p, t - p)),
                                       key=lambda item: item[0])

@@ -9,7 +9,7 @@ from vision.card_reader import read_table
 from vision.classes import class_id
 from vision.detections import Detections, iou
 from vision.grouping import group_cards
-from vision.physical_cards import CardsSeen, SeenCard, ViewMemory, one_find_per_index
+from vision.physical_cards import CardsSeen, SeenCard, ViewMemory, _crossing_diagonals, one_find_per_index
 from vision.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
@@ -180,6 +180,20 @@ def test_lone_cards_seen_at_four_corners_turned_askew_are_one_card_each():
     reading = read_table(detections, (1920, 1080), TableSetup.from_json({"areas": areas}))
     assert [pile.top.code for pile in reading.teams["A"].piles] == ["6C", "10H"]
     assert not reading.teams["A"].melds
+
+
+def test_a_card_seen_at_four_corners_obliquely_crosses_its_diagonals():
+    # A camera looking at the table obliquely sees a card as a skewed rectangle: in the side's
+    # upright frame (a turn, no more) its two index diagonals differ in length while crossing at
+    # their middles. Fresh hand video seed 47, frame 219: team A's last 7D of a meld, its corners
+    # paired along each diagonal (110 and 131 px long, middles 1.6 px apart), read as two 7D
+    # where diagonals were told apart by a tenth of the longer.
+    top_left, bottom_right = np.array([-68.1, 225.9]), np.array([-9.7, 319.3])
+    top_right, bottom_left = np.array([-8.2, 216.2]), np.array([-69.3, 332.1])
+    assert _crossing_diagonals(top_left, bottom_right, top_right, bottom_left)
+    # The same card's diagonal and the next card's down a column, one card's strip apart, do not.
+    step = np.array([0.0, 40.0])
+    assert not _crossing_diagonals(top_left, bottom_right, top_right + step, bottom_left + step)
 
 
 def test_the_turn_card_seen_at_both_indexes_of_its_end_stays_one_card():

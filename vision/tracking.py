@@ -419,6 +419,8 @@ class TableTracker:
         if not laid:
             return []
         self._within_the_pack(laid, piles={key[2] for key in table if key[:2] == (team, "pile")})
+        if self.state.variant.name == "modern":  # no meld holds more than seven, as in _added
+            laid = {rank: codes[:CANASTA_SIZE] for rank, codes in laid.items()}
         for rank in laid:
             self._meld_numbers[team][rank] = len(self._meld_numbers[team])
         melds = tuple(tuple(sorted(codes)) for codes in laid.values())

@@ -381,6 +381,11 @@ def test_a_meld_read_past_seven_grows_only_where_the_variant_lets_it(variant, ca
     for reading in [_reading([["KH", "KS", "KD", "KC", "KH", "KS", "KD", "KC"]])] * 2:
         tracker.update(reading)
     assert len(tracker.state.teams["A"].melds[0].cards) == cards
+    # Nor does an opening hold a meld of more than seven (fresh hand video seed 47 opened with ten
+    # queens read where six lay).
+    tracker = TableTracker(confirm=2, state=HandState(variant=variant))
+    _opened_with(tracker, ["QH", "QS", "QD", "QC", "QH", "QS", "QD", "QC"])
+    assert len(tracker.state.teams["A"].melds[0].cards) == cards
 
 
 def test_events_carry_the_reading_their_change_was_first_read_in():

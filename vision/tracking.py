@@ -474,8 +474,11 @@ class TableTracker:
     def _within_the_pack(self, laid: dict[str, tuple[str, ...]], piles: set[str]) -> None:
         """An opening's melds (rank -> codes, changed in place) with each code read more often than
         the pack holds, counting what both teams have laid, read as its rank in a suit the pack still
-        has, as :meth:`_added` reads one (choice video seed 35 opened with three 10♠). The cards of
-        its squared canastas are guesses that already keep to the pack."""
+        has (choice video seed 35 opened with three 10♠). :meth:`_added` drops such a code instead,
+        and a card laid later counts once it is read right; dropping them in an opening too lost
+        cards (thirty-seventh session: held-out seeds 27–34, 2 events fewer in order and cards
+        missing at the hands' ends 1 → 3, where the newer videos gained 3–4 events). The cards of its squared
+        canastas are guesses that already keep to the pack."""
         used = self._laid() + Counter(code for rank in piles for code in laid.get(rank, ()))
         for rank, codes in laid.items():
             if rank not in piles:

@@ -106,6 +106,12 @@ def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _intersections(a, b) / np.maximum(np.minimum(_areas(a)[:, None], _areas(b)[None, :]), 1e-9)
 
 
+def union_box(boxes) -> tuple[float, float, float, float]:
+    """The box round xyxy boxes."""
+    boxes = np.asarray(boxes, float)
+    return (*map(float, boxes[:, :2].min(axis=0)), *map(float, boxes[:, 2:].max(axis=0)))
+
+
 def _intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     top_left = np.maximum(a[:, None, :2], b[None, :, :2])
     bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])

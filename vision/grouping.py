@@ -18,6 +18,7 @@ from scipy.sparse.csgraph import connected_components
 
 from companion.cards import Card
 from companion.rulebook import value
+from vision.detections import union_box
 from vision.physical_cards import MIDDLE_HALF_BAND, TURNED_TWINS, CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
@@ -312,7 +313,7 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     own = [c for c in heap if c is not turn_card and c.code == turn_card.code
            and abs(table_x(c) - table_x(turn_card)) < TURN_CARD_END * width]
     if own:
-        end = ReadCard(end.code, _union([end.box] + [c.box for c in own]), end.confidence)
+        end = ReadCard(end.code, union_box([end.box] + [c.box for c in own]), end.confidence)
     return tuple(_read(c) for c in cards if c is not turn_card and c not in own) + rest, end
 
 
@@ -326,14 +327,8 @@ def _turn_card_end(card: SeenCard, width: float) -> tuple[ReadCard, tuple[ReadCa
     xs = np.array(card.index_xs) * (-1 if card.side == "B" else 1)
     end = [k for k in range(len(xs)) if xs[k] - xs.min() < TURN_CARD_END * width]
     rest = [k for k in range(len(xs)) if k not in end]
-    return ReadCard(card.code, _union([card.index_boxes[k] for k in end]), card.confidence), \
-        ((ReadCard(card.code, _union([card.index_boxes[k] for k in rest]), card.confidence),) if rest else ())
-
-
-def _union(boxes) -> tuple[float, float, float, float]:
-    """The box round xyxy boxes."""
-    boxes = np.asarray(boxes, float)
-    return (*map(float, boxes[:, :2].min(axis=0)), *map(float, boxes[:, 2:].max(axis=0)))
+    return ReadCard(card.code, union_box([card.index_boxes[k] for k in end]), card.confidence), \
+        ((ReadCard(card.code, union_box([card.index_boxes[k] for k in rest]), card.confidence),) if rest else ())
 
 
 def _read(card: SeenCard) -> ReadCard:

@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.cards import Card
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections, inside_share
+from vision.detections import Detections, inside_share, union_box
 from vision.team_areas import MIDDLE, TableFrame
 
 #: The view of a video's table is the median of its measurements over this many recent frames.
@@ -763,7 +763,7 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
     centre = top_left + diagonal / 2
     confidence = 1.0 - float(np.prod(1.0 - detections.confidence[members]))
     boxes = detections.xyxy[members]
-    box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+    box = union_box(boxes)
     votes = Counter()
     for m in members:  # its indexes may read as suits of one colour (_four_corners_of_one_card)
         votes[int(detections.class_id[m])] += float(detections.confidence[m])

@@ -419,8 +419,8 @@ class TableTracker:
         if not laid:
             return []
         self._within_the_pack(laid, piles={key[2] for key in table if key[:2] == (team, "pile")})
-        if self.state.variant.name == "modern":  # no meld holds more than seven, as in _added
-            laid = {rank: codes[:CANASTA_SIZE] for rank, codes in laid.items()}
+        if self._most_in_a_meld is not None:  # as in _added
+            laid = {rank: codes[:self._most_in_a_meld] for rank, codes in laid.items()}
         for rank in laid:
             self._meld_numbers[team][rank] = len(self._meld_numbers[team])
         melds = tuple(tuple(sorted(codes)) for codes in laid.values())
@@ -507,9 +507,16 @@ class TableTracker:
         cards extra at the hand's end 11 → 9 and 8 → 6)."""
         used = self._laid() - Counter(code for codes in self.guessed.values() for code in codes)
         added = _in_the_pack(sorted((Counter(new) - Counter(old)).elements()), used)[0]
-        if self.state.variant.name == "modern":
-            added = added[:max(0, CANASTA_SIZE - len(old))]
+        if self._most_in_a_meld is not None:
+            added = added[:max(0, self._most_in_a_meld - len(old))]
         return tuple(sorted(added))
+
+    @property
+    def _most_in_a_meld(self) -> int | None:
+        """The most cards a meld holds in the hand's variant (seed 000 §Melds and canastas: seven in
+        Modern American); ``None`` where it may grow on (the classic game, seed 001)."""
+        most = self.state.variant.rules.get("meld.max_cards")
+        return None if most is None else most.value
 
     def _squared(self, team: str, rank: str, top: str) -> list[TableEvent]:
         """A meld squared into a pile: the cards it lacked to make seven were laid as it closed (only

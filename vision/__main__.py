@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--split", choices=("train", "val", "test"), default="train",
                        help="whose decks the cards are: the training ones (default) or the held-out test ones")
     video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    video.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
+                       help="hold the table still this long after each play, as between turns at a real table "
+                            "(default %(default)s: a play a second)")
     video.set_defaults(run=_run_video)
     read = commands.add_parser("read", help="read tables from images or videos")
     read.add_argument("paths", type=Path, nargs="+", metavar="IMAGE_OR_VIDEO")
@@ -223,7 +226,9 @@ def _run_video(args: argparse.Namespace) -> int:
 
     size = parse_size(args.size)
     atlas = FaceAtlas(args.atlas)
-    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split)
+    if args.pause < 0:
+        raise SystemExit(f"vision video: --pause must be 0 seconds or more, not {args.pause}")
+    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split, args.pause)
     print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")
     return 0
 

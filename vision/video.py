@@ -231,9 +231,18 @@ def _previous_done(move: tuple, pending: list) -> bool:
 
 
 def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tuple[int, int],
-                     split: str = "train") -> dict:
+                     split: str = "train", pause: float = 0.0) -> dict:
     """Write ``hand.mp4``, ``frames.jsonl.gz`` (per-frame ground truth) and ``events.json``; the
-    cards are of ``split``'s decks (``"test"``: the held-out ones, which the detector never saw)."""
+    cards are of ``split``'s decks (``"test"``: the held-out ones, which the detector never saw).
+
+    Each play is filmed in about a second, a play after another, far faster than a table plays:
+    between two plays of one team come at least the other team's turn, and every turn is a draw,
+    melds and a discard (seed 000 §Taking a turn). ``pause`` holds the clear view this many seconds longer after each
+    event, as the table lies still between turns; the hand, the camera and the arms are the same
+    as without it, so one seed filmed at two paces measures what the pace alone does to a reader."""
+    pause_frames = round(pause * FPS)
+    if pause_frames < 0:
+        raise ValueError(f"pause must be 0 seconds or more, not {pause}")
     rng = random.Random(seed)
     final = random_table(rng, hand_over=True)
     style = replace(random_style(rng), squares_canastas=True, fan_melds=False, messiness=0.0)
@@ -244,21 +253,25 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     events, frame = [], 0
     noise = np.random.default_rng(seed)
     with gzip.open(out_dir / "frames.jsonl.gz", "wt") as truth_file:
-        for event, state in steps:
+        for number, (event, state) in enumerate(steps):
             events.append({**event, "frame": frame})
             for still in range(STILLS_PER_EVENT):
-                # A player's arm reaches in while a card is being laid, then the view is clear.
-                reach = random_occluders(random.Random(seed * 7919 + frame), image_size, camera.card_height_px)[:1]
+                # A player's arm reaches in while a card is being laid, then the view is clear. The
+                # arm is drawn from the frame number the video would have without pauses.
+                unpaused = (number * STILLS_PER_EVENT + still) * FRAMES_PER_STILL
+                reach = random_occluders(random.Random(seed * 7919 + unpaused), image_size, camera.card_height_px)[:1]
                 scene = build_scene(atlas, seed, image_size, split, state=state, style=style, camera=camera,
                                     occluders=reach if still == 0 else [])
                 picture = photograph(render_scene(scene, atlas), scene.owners, seed)
                 truth = json.dumps({"event": len(events) - 1, **scene.ground_truth()})
-                for _ in range(FRAMES_PER_STILL):
+                held = FRAMES_PER_STILL + (pause_frames if still == STILLS_PER_EVENT - 1 else 0)
+                for _ in range(held):
                     video.write(_sensor_noise(picture, noise))
                     truth_file.write(f'{{"frame": {frame}, {truth[1:]}\n')
                     frame += 1
     video.release()
-    summary = {"seed": seed, "fps": FPS, "frames": frame, "size": list(image_size), "events": events}
+    summary = {"seed": seed, "fps": FPS, "frames": frame, "size": list(image_size), "pause": pause_frames / FPS,
+               "events": events}
     (out_dir / "events.json").write_text(json.dumps(summary, indent=1))
     return summary
 

@@ -44,6 +44,30 @@ def test_hand_video_has_a_frame_and_ground_truth_per_step(small_atlas, tmp_path)
     assert last["scores"] == {t: score_report(last["hand"])["teams"][t]["total"] for t in ("A", "B")}
 
 
+def test_a_paused_video_films_the_same_hand_held_still_between_plays(small_atlas, tmp_path):
+    """``pause`` lengthens the clear view after each play and changes nothing else: the events,
+    the tables and the arms reaching in are those of the video filmed at a play a second."""
+    quick = write_hand_video(small_atlas, tmp_path / "quick", seed=5, image_size=(320, 180))
+    paused = write_hand_video(small_atlas, tmp_path / "paused", seed=5, image_size=(320, 180), pause=0.4)
+    per_event = STILLS_PER_EVENT * FRAMES_PER_STILL
+    assert paused["pause"] == 0.4 and quick["pause"] == 0.0
+    assert [{k: v for k, v in e.items() if k != "frame"} for e in paused["events"]] == \
+        [{k: v for k, v in e.items() if k != "frame"} for e in quick["events"]]
+    assert [e["frame"] for e in paused["events"]] == [n * (per_event + 10) for n in range(len(quick["events"]))]
+    assert paused["frames"] == quick["frames"] + 10 * len(quick["events"])
+    truth = {name: [json.loads(line) for line in gzip.open(tmp_path / name / "frames.jsonl.gz", "rt")]
+             for name in ("quick", "paused")}
+    assert len(truth["paused"]) == paused["frames"]
+    for number in range(len(quick["events"])):
+        first, held = number * per_event, number * (per_event + 10)
+        # the arm's still, and the clear view held 8 + 10 frames where the quick video holds 8
+        assert truth["paused"][held]["cards"] == truth["quick"][first]["cards"]
+        clear = [truth["paused"][held + k]["cards"] for k in range(2 * FRAMES_PER_STILL, per_event + 10)]
+        assert all(cards == truth["quick"][first + per_event - 1]["cards"] for cards in clear)
+    with pytest.raises(ValueError, match="pause must be 0 seconds or more"):
+        write_hand_video(small_atlas, tmp_path / "never", seed=5, image_size=(320, 180), pause=-1)
+
+
 def test_the_simulated_hands_are_played_by_the_rules():
     """Replayed through the game core's hand state, the simulated hands break no rule."""
     broken = {}

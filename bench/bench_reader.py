@@ -110,7 +110,8 @@ def _filmed(videos: list[Path], args) -> None:
               f"reported; {sum(r.events_extra for r in results)} read events beyond those in order), "
               f"{sum(r.events_match for r in results)} of {len(results)} videos with every event, "
               f"the turn card reported drawn {statistics.median(lags) if lags else '-'} frames after it was (median "
-              f"of {len(lags)}; {sum(lag < 0 for lag in lags)} reported before), "
+              f"of {len(lags)}; {sum(lag < 0 for lag in lags)} reported before; reported and taken back "
+              f"{sum(r.turn_card_taken_back for r in results)} times), "
               f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
               f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
               f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}")

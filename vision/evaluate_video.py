@@ -45,6 +45,9 @@ class VideoResult:
     #: the frame the turn card was drawn in, and the frame whose reading the tracker reported it
     #: drawn at (``None``: not drawn, not reported)
     turn_card_taken_at: tuple[int | None, int | None] = (None, None)
+    #: how often the tracker took back a draw it had reported (the turn card read again where it
+    #: lay): the players saw the turn card drawn for a while; the draw is in neither event list
+    turn_card_taken_back: int = 0
 
     @property
     def readable(self) -> bool:
@@ -94,7 +97,7 @@ class VideoResult:
                 "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1],
-                "turn_card_lag": self.turn_card_lag}
+                "turn_card_lag": self.turn_card_lag, "turn_card_taken_back": self.turn_card_taken_back}
 
 
 def _in_order(truth: list[tuple], read: list[tuple]) -> int:
@@ -123,7 +126,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
     memory = ViewMemory()
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
-    reported_drawn = None
+    reported_drawn, taken_back = None, 0
     for number, truth in enumerate(frames):
         picture = next(pictures) if pictures is not None else None
         if number % every:
@@ -133,6 +136,8 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
             detections = noisy(detections, noise, rng)
         events = tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup,
                                            memory, threshold), frame=number)
+        if any(event.kind == "turn_card_back" for event in events):
+            reported_drawn, taken_back = None, taken_back + 1
         if reported_drawn is None and any(event.kind == "turn_card_taken" for event in events):
             reported_drawn = number
     # In the order they were played (the tracker reports each once it has held, an opening only
@@ -150,7 +155,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                                      for team in TEAMS})),
                        [_read_event(e) for e in tracker.events],
                        (next((e["frame"] for e in summary["events"] if e["event"] == "turn_card_taken"), None),
-                        reported_drawn))
+                        reported_drawn), taken_back)
 
 
 def _pictures(path: Path, count: int):

@@ -41,7 +41,9 @@ from vision.reading import CANASTA_SIZE, TEAMS, TableReading, spare_cards
 class TableEvent:
     """What changed on the table, in the game's words: ``kind`` is one of ``turn_card_taken``,
     ``three_laid_out``, ``opened`` (a team's first melds, laid at once), ``meld`` (a later new meld),
-    ``added_to_meld``, ``canasta`` (a meld reached seven), ``hands_spread``."""
+    ``added_to_meld``, ``canasta`` (a meld reached seven), ``hands_spread``; or ``turn_card_back``,
+    a correction: the turn card reported taken lies where it lay, so it was hidden, not drawn, and
+    the tracker's hand and events no longer hold the draw (:meth:`TableTracker._take_back_draw`)."""
 
     kind: str
     team: str | None = None
@@ -162,6 +164,11 @@ class TableTracker:
     _turn_card_reads: int = 0  #: readings of the steady turn card where it lies
     #: codes read where the steady turn card lies while it was read there only a few times
     _turn_card_rereads: set = field(default_factory=set)
+    #: the draw the tracker reported and may take back: (the hand state's event, the reported
+    #: event, the turn card's code), ``None`` when it reported none or took it back
+    _drawn: tuple | None = None
+    #: whether the last reading read the drawn turn card's code where the turn card lay
+    _back_in_place: bool = False
     _last_frame: int | None = None  #: the frame number of the last reading, when given
     #: the last few steps between the frame numbers of readings
     _steps: deque = field(default_factory=lambda: deque(maxlen=PACE_READINGS))
@@ -219,7 +226,7 @@ class TableTracker:
                 # came before it was steady: another code read there next is the same card
                 self._turn_card_box = reading.turn_card.box
         self._frame += 1
-        self.events += new
+        self.events += [event for event in new if event.kind != "turn_card_back"]
         return new
 
     def _wait_frames(self) -> int:
@@ -260,12 +267,23 @@ class TableTracker:
         covered, was reported drawn at frame 144–154 of 408 where it was drawn at 264, and at 40–45,
         read every 4th, 6th, 7th or 9th frame, as the first steady turn card had no place yet)."""
         steady = self.steady.get(("turn_card",))
-        if reading.turn_card is None or steady is None:
+        self._back_in_place = False
+        if reading.turn_card is None:
             return
         x0, y0, x1, y1 = reading.turn_card.box
         centre, size = np.array(reading.turn_card.centre), max(x1 - x0, y1 - y0, 1.0)
         lies_at = self._turn_card_at
         here = lies_at is None or np.linalg.norm(centre - lies_at) <= TURN_CARD_MOVE * size
+        if self._drawn is not None:  # reported drawn
+            if lies_at is not None and reading.turn_card.code == self._drawn[2]:
+                # the card reported drawn, read again: where it lay it was hidden, not drawn (see
+                # :meth:`_take_back_draw`); elsewhere it is its twin or the drawn card discarded
+                self._back_in_place = bool(here)
+                if not here:
+                    seen[("turn_card",)] = f"{reading.turn_card.code} elsewhere"
+            return
+        if steady is None:
+            return
         if reading.turn_card.code != steady:
             # Another code where a turn card lies that was read only a few times is the same card
             # read right at last (a small 10♣ read as 6♣ as the hand began), not the card taken; so
@@ -319,9 +337,13 @@ class TableTracker:
         events = []
         # The turn card is drawn once a hand: a discard pile that later looks like two heaps is not it.
         turn_card = before.get(("turn_card",))
-        if ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
+        if self._drawn is not None and changed.get(("turn_card",)) == self._drawn[2] and self._back_in_place:
+            events.append(self._take_back_draw())
+        elif ("turn_card",) in changed and turn_card and changed[("turn_card",)] != turn_card \
                 and changed[("turn_card",)] not in self._turn_card_rereads and not self.state.turn_card.drawn:
-            events.append(self._apply(TurnCardDrawn(), TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
+            drawn = TurnCardDrawn()
+            events.append(self._apply(drawn, TableEvent("turn_card_taken", frame=self._seen_at[("turn_card",)])))
+            self._drawn = (drawn, events[-1], turn_card)
         for team in TEAMS:
             events += self._threes(team, before, changed)
             if not self.state.teams[team].opened:
@@ -562,6 +584,27 @@ class TableTracker:
         if number is not None:
             self._apply(CanastaClosed(team, number), None)
             self.pile_contents[(team, rank)] = tuple(c.code for c in self.state.teams[team].melds[number].cards)
+
+    def _take_back_draw(self) -> TableEvent:
+        """The turn card reported drawn is read steady again where it lay: it was hidden (an arm or a
+        hand resting on the draw pile for longer than a wait), not drawn, for once drawn it is gone
+        for the hand, leaving face-down cards where it lay (seed 000 §Setting up and dealing). The
+        hand state is played again from its events without the draw, which also gives back what the
+        draw decided (bonus cards of a later opening, spread hands able to end the hand, see
+        :meth:`_may_end`); a draw the players entered themselves stays. The correction is returned
+        as a ``turn_card_back`` event, so the app shows the hand afresh, but is not logged.
+        (Thirty-eighth session: filmed with the table held still three seconds after each play,
+        confirm video seed 51's turn card went unread for 57 frames early in the hand and was
+        reported drawn; 800 frames later two of a team's cards read past its hand line "ended" the
+        hand, and the eleven plays after them were lost.)"""
+        drawn, reported, _ = self._drawn
+        state = HandState(self.state.scores, self.state.rules, self.state.variant.name)
+        for event in self.state.events:
+            if event is not drawn:
+                state.apply(event)
+        self.state, self._drawn = state, None
+        self.events = [event for event in self.events if event is not reported]
+        return TableEvent("turn_card_back", frame=self._seen_at[("turn_card",)])
 
     def _apply(self, core_event, table_event: TableEvent | None) -> TableEvent | None:
         violations = self.state.apply(core_event)

@@ -252,6 +252,59 @@ def test_a_row_past_the_hand_line_ends_the_hand_only_once_it_can_have_ended():
     assert tracker.hands_spread and tracker.events[-1].kind == "hands_spread"
 
 
+def test_a_turn_card_hidden_longer_than_a_wait_and_read_again_where_it_lay_was_not_drawn():
+    # Confirm video seed 51 filmed with the table still three seconds after each play: its turn card
+    # went unread for 57 frames early on and was reported drawn, and 800 frames later two cards read
+    # past a team's hand line "ended" the hand (the draw pile can run out once the turn card is
+    # drawn). Once drawn the turn card is gone for the hand (seed 000 §Setting up and dealing), so
+    # read again where it lay it was hidden, not drawn.
+    card = lambda code, x=40: ReadCard(code, (x, 50, x + 8, 58), 0.9)  # noqa: E731
+    kings = ReadMeld(tuple(card(c, 10) for c in ("KH", "KS", "KD")), 0.0)
+
+    def table(turn_card="KD", x=40, b_hands=(), melds=(kings,)) -> TableReading:
+        return TableReading((100, 100), {"A": TeamReading(melds=melds), "B": TeamReading(hands=b_hands)},
+                            turn_card=card(turn_card, x) if turn_card else None)
+
+    tracker = TableTracker(confirm=2)
+    settle = tracker.confirm * tracker.shrink_factor
+    for reading in [table(melds=())] * 2 + [table()] * (2 + settle) + [table(None)] * (settle + 2):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "turn_card_taken"] and tracker.state.turn_card.drawn
+    # Its code read elsewhere (the twin on the discard pile) is another card: the draw stands.
+    for reading in [table(x=80)] * (settle + 2):
+        assert all(e.kind != "turn_card_back" for e in tracker.update(reading))
+    assert tracker.state.turn_card.drawn
+    # Read again where it lay: the draw is taken back, from the events and from the hand state.
+    returned = [e.kind for reading in [table()] * (settle + 2) for e in tracker.update(reading)]
+    assert returned == ["turn_card_back"]
+    assert [e.kind for e in tracker.events] == ["opened"] and not tracker.state.turn_card.drawn
+    assert [type(e).__name__ for e in tracker.state.events] == ["Opened"]
+    # So a row read past a hand line before a team could go out does not end the hand ...
+    far_ends = (tuple(card(c, 10) for c in ("8D", "9S", "9S")),)
+    for reading in [table(b_hands=far_ends)] * 3 + [table()] * 3:
+        tracker.update(reading)
+    assert not tracker.hands_spread
+    # ... and the turn card really drawn later is reported drawn.
+    for reading in [table(None)] * (settle + 2):
+        tracker.update(reading)
+    assert [e.kind for e in tracker.events] == ["opened", "turn_card_taken"] and tracker.state.turn_card.drawn
+
+
+def test_a_draw_the_players_entered_is_never_taken_back():
+    from companion.hand import TurnCardDrawn
+
+    tracker = TableTracker(confirm=2)
+    settle = tracker.confirm * tracker.shrink_factor
+    turn_card = TableReading((100, 100), {"A": TeamReading(), "B": TeamReading()},
+                             turn_card=ReadCard("KD", (40, 50, 48, 58), 0.9))
+    for reading in [turn_card] * (settle + 2):
+        tracker.update(reading)
+    tracker.state.apply(TurnCardDrawn())  # the app's "The turn card was drawn (T)"
+    for reading in [_reading(turn_card=False)] * (settle + 2) + [turn_card] * (settle + 2):
+        assert tracker.update(reading) == []
+    assert tracker.state.turn_card.drawn
+
+
 def _played(step: int) -> list[tuple[int, TableReading]]:
     """Play filmed at 25 frames a second, one change every two seconds, and the frames a reader
     reading every ``step``-th frame sees: team A opens with six kings, squares them into a canasta

@@ -595,7 +595,7 @@ class TableTracker:
         as a ``turn_card_back`` event, so the app shows the hand afresh, but is not logged.
         (Thirty-eighth session: filmed with the table held still three seconds after each play,
         confirm video seed 51's turn card went unread for 57 frames early in the hand and was
-        reported drawn; 800 frames later two of a team's cards read past its hand line "ended" the
+        reported drawn; 840 frames later two of a team's cards read past its hand line "ended" the
         hand, and the eleven plays after them were lost.)"""
         drawn, reported, _ = self._drawn
         state = HandState(self.state.scores, self.state.rules, self.state.variant.name)

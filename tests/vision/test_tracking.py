@@ -254,7 +254,7 @@ def test_a_row_past_the_hand_line_ends_the_hand_only_once_it_can_have_ended():
 
 def test_a_turn_card_hidden_longer_than_a_wait_and_read_again_where_it_lay_was_not_drawn():
     # Confirm video seed 51 filmed with the table still three seconds after each play: its turn card
-    # went unread for 57 frames early on and was reported drawn, and 800 frames later two cards read
+    # went unread for 57 frames early on and was reported drawn, and 840 frames later two cards read
     # past a team's hand line "ended" the hand (the draw pile can run out once the turn card is
     # drawn). Once drawn the turn card is gone for the hand (seed 000 §Setting up and dealing), so
     # read again where it lay it was hidden, not drawn.

@@ -31,6 +31,7 @@ from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
     CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
 )
+from companion.handlog import replay
 from companion.rulebook import value as rule_value
 from companion.violations import Violation
 from vision.detections import iou
@@ -598,11 +599,9 @@ class TableTracker:
         reported drawn; 840 frames later two of a team's cards read past its hand line "ended" the
         hand, and the eleven plays after them were lost.)"""
         drawn, reported, _ = self._drawn
-        state = HandState(self.state.scores, self.state.rules, self.state.variant.name)
-        for event in self.state.events:
-            if event is not drawn:
-                state.apply(event)
-        self.state, self._drawn = state, None
+        self.state = replay([event for event in self.state.events if event is not drawn],
+                            HandState(self.state.scores, self.state.rules, self.state.variant.name))
+        self._drawn = None
         self.events = [event for event in self.events if event is not reported]
         return TableEvent("turn_card_back", frame=self._seen_at[("turn_card",)])
 

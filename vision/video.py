@@ -255,16 +255,17 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     with gzip.open(out_dir / "frames.jsonl.gz", "wt") as truth_file:
         for number, (event, state) in enumerate(steps):
             events.append({**event, "frame": frame})
-            for still in range(STILLS_PER_EVENT):
-                # A player's arm reaches in while a card is being laid, then the view is clear. The
-                # arm is drawn from the frame number the video would have without pauses.
-                unpaused = (number * STILLS_PER_EVENT + still) * FRAMES_PER_STILL
-                reach = random_occluders(random.Random(seed * 7919 + unpaused), image_size, camera.card_height_px)[:1]
+            # A player's arm reaches in while a card is being laid (the first still), then the view
+            # is clear for the other stills, one picture with fresh sensor noise in every frame. The
+            # arm is drawn from the frame number the video would have without pauses.
+            unpaused = number * STILLS_PER_EVENT * FRAMES_PER_STILL
+            reach = random_occluders(random.Random(seed * 7919 + unpaused), image_size, camera.card_height_px)[:1]
+            clear = (STILLS_PER_EVENT - 1) * FRAMES_PER_STILL + pause_frames
+            for occluders, held in ((reach, FRAMES_PER_STILL), ([], clear)):
                 scene = build_scene(atlas, seed, image_size, split, state=state, style=style, camera=camera,
-                                    occluders=reach if still == 0 else [])
+                                    occluders=occluders)
                 picture = photograph(render_scene(scene, atlas), scene.owners, seed)
                 truth = json.dumps({"event": len(events) - 1, **scene.ground_truth()})
-                held = FRAMES_PER_STILL + (pause_frames if still == STILLS_PER_EVENT - 1 else 0)
                 for _ in range(held):
                     video.write(_sensor_noise(picture, noise))
                     truth_file.write(f'{{"frame": {frame}, {truth[1:]}\n')

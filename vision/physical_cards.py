@@ -108,6 +108,13 @@ TURNED_TWINS = {"6": "9", "9": "6"}
 #: that is the smaller) is that find's index found again, which the detector's overlap test (IoU 0.5)
 #: lets through when the boxes differ in size: :func:`one_find_per_index`.
 NESTED = 0.8
+#: How long a step down a meld column is, in index sizes (the square root of an index box's area in
+#: the frame), for :func:`_column_turn`: from a low camera the hand-drawn areas' frame foreshortens
+#: the steps below one size (seed 57 filmed paced: 0.86-0.98), and a card's own two indexes lie
+#: about three sizes apart at such a view (five at a steeper one).
+COLUMN_STEPS = (0.6, 2.4)
+#: The most a side's frame is turned (degrees) to make its meld columns run straight down.
+COLUMN_TURN_LIMIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -368,7 +375,9 @@ def _column_turn(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) ->
     """The turn (degrees) that makes a side's meld columns run straight down, or ``None`` when the
     side shows too few column steps to tell. Without the table's perspective the frame is a guess
     (hand-drawn team areas, or the image itself) and may be turned; the steps down a column between
-    natural cards of one rank show by how much."""
+    natural cards of one rank show by how much. A step is :data:`COLUMN_STEPS` long: shorter than a
+    card's own corner-to-corner offset (its two indexes share its rank), which would turn the frame
+    by the slope of the card's diagonal instead."""
     ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
     turns = []
     for i in range(len(points)):
@@ -384,7 +393,7 @@ def _column_turn(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) ->
         if step[1] < 0:
             step = -step
         turn = np.degrees(np.arctan2(step[0], step[1]))  # 0 when straight down
-        if 1.0 <= np.min(lengths) <= 4.0 and abs(turn) <= 30:
+        if COLUMN_STEPS[0] <= np.min(lengths) <= COLUMN_STEPS[1] and abs(turn) <= COLUMN_TURN_LIMIT:
             turns.append(turn)
     return float(np.median(turns)) if len(turns) >= 4 else None
 

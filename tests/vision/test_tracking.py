@@ -169,7 +169,7 @@ def test_guessed_canasta_suits_give_way_to_cards_seen_later():
     assert teams["A"]["hands"] == [["9C"], []]
 
 
-def test_the_reader_lends_a_video_frame_under_an_arm_the_view_and_a_new_photo_none():
+def test_the_reader_lends_a_video_frame_the_view_measured_before_and_a_new_photo_none():
     import gzip
     import json
 
@@ -182,12 +182,14 @@ def test_the_reader_lends_a_video_frame_under_an_arm_the_view_and_a_new_photo_no
         frames = [json.loads(line) for line in lines]
     reader = CardReader(detector=object(), setup=TableSetup(areas=team_areas(frames)))
     size = (frames[0]["image"]["width"], frames[0]["image"]["height"])
-    for truth in frames[96:120]:  # a clear view of both teams' melds
+    for truth in frames[96:128]:  # a clear view of team B's melds, then an arm across them
         reader.read_detections(detections_from_truth(truth), size)
-    under_arm = detections_from_truth(frames[120])  # an arm across team B's melds
-    assert not reader.read_detections(under_arm, size).teams["B"].hands
+    later = detections_from_truth(frames[128])  # team A shows only its canasta piles and threes
+    hands = lambda reading: [team.hands for team in reading.teams.values() if team.hands]  # noqa: E731
+    assert not hands(reader.read_detections(later, size))
     reader.new_view()
-    assert reader.read_detections(under_arm, size).teams["B"].hands  # alone, the frame misleads
+    # Alone, the frame misleads: team A's canasta piles and threes read as spread hands.
+    assert hands(reader.read_detections(later, size))
 
 
 def test_a_new_hand_forgets_the_turn_card_and_keeps_the_view():

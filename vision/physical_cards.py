@@ -108,11 +108,13 @@ TURNED_TWINS = {"6": "9", "9": "6"}
 #: that is the smaller) is that find's index found again, which the detector's overlap test (IoU 0.5)
 #: lets through when the boxes differ in size: :func:`one_find_per_index`.
 NESTED = 0.8
-#: How long a step down a meld column is, in index sizes (the square root of an index box's area in
-#: the frame), for :func:`_column_turn`: from a low camera the hand-drawn areas' frame foreshortens
-#: the steps below one size (seed 57 filmed paced: 0.86-0.98), and a card's own two indexes lie
-#: about three sizes apart at such a view (five at a steeper one).
-COLUMN_STEPS = (0.6, 2.4)
+#: How long a step down a meld column may be, in index sizes (the square root of an index box's area
+#: in the frame), for :func:`_column_turn`. From a low camera the hand-drawn areas' frame shortens
+#: the steps below one size (the paced hand video of seed 57: 0.86-0.98); with 1.0 as the shortest,
+#: only each column's last card was measured, by its own two indexes, and the frame turned by the
+#: slope of the card's diagonal. An upper end of 2.4 read the same videos alike and the still
+#: tables without a set-up a little worse, so it stays at 4.0.
+COLUMN_STEPS = (0.6, 4.0)
 #: The most a side's frame is turned (degrees) to make its meld columns run straight down.
 COLUMN_TURN_LIMIT = 30.0
 
@@ -375,9 +377,8 @@ def _column_turn(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) ->
     """The turn (degrees) that makes a side's meld columns run straight down, or ``None`` when the
     side shows too few column steps to tell. Without the table's perspective the frame is a guess
     (hand-drawn team areas, or the image itself) and may be turned; the steps down a column between
-    natural cards of one rank show by how much. A step is :data:`COLUMN_STEPS` long: shorter than a
-    card's own corner-to-corner offset (its two indexes share its rank), which would turn the frame
-    by the slope of the card's diagonal instead."""
+    natural cards of one rank show by how much (:data:`COLUMN_STEPS`). Each index is measured by its
+    nearest like-ranked index, so a card's own two corners count only for a column's last card."""
     ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
     turns = []
     for i in range(len(points)):

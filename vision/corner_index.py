@@ -101,14 +101,24 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         # Nothing under the rank: the suit may hang from a rule printed past it (a frame's line, a
         # stem), one shape too big or too far for a glyph. Open the thin rules away and take the
         # glyph-sized part just under the rank.
-        # (A taller window: the rule may run on past the usual one.)
-        side, tall = max(3, round(_RULE_WIDTH * h)) | 1, min(h, 2 * win_h)
+        # (A taller window: the rule may run on past the usual one.) A stem may be thicker than a
+        # rule where it meets the suit, so the opening widens until a suit shows.
+        rule, tall = max(3, round(_RULE_WIDTH * h)), min(h, 2 * win_h)
         below_window = np.ascontiguousarray(ink[:tall, :win_w]).astype(np.uint8)
-        opened = cv2.morphologyEx(below_window, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
-        parts = _glyphs(opened, w, h, margin=side)  # opening eroded the window's edges by `side`
-        below = [g for g in parts if _is_below(g, stack, _SUIT_GAP * h) and g[1] >= stack[3]]
+        below: list[Box] = []
+        for side in (rule | 1, (2 * rule) | 1, (3 * rule) | 1):
+            opened = cv2.morphologyEx(below_window, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
+            parts = _glyphs(opened, w, h, margin=side)  # opening eroded the window's edges by `side`
+            below = [g for g in parts if _is_below(g, stack, _SUIT_GAP * h) and g[1] >= stack[3]]
+            if below:
+                break
         if below:
             suit = min(below, key=lambda g: g[1])
+            # The opening may cut the suit itself in two (a spade's point from its body, where the
+            # stem meets it): join the parts that go on from the first.
+            for part in sorted(below, key=lambda g: g[1]):
+                if part != suit and part[1] <= suit[3] + side and _is_below(part, suit, side):
+                    suit = (min(suit[0], part[0]), suit[1], max(suit[2], part[2]), max(suit[3], part[3]))
             stack = (min(stack[0], suit[0]), stack[1], max(stack[2], suit[2]), suit[3])
     return stack
 

@@ -144,18 +144,24 @@ def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
     assert _uneven_corners({"faces": faces}) == ["QS"]
 
 
-def _face_with_index(stem: bool, gap: int) -> np.ndarray:
+def _face_with_index(stem: bool, gap: int, stem_width: int = 3, point: bool = False) -> np.ndarray:
     """A 300×400 white face: a rank (a 28×48 block) near the top-left corner and a suit (a 30×30
-    disc) ``gap`` pixels under it, hanging from a 3-pixel stem running 150 pixels down if ``stem``."""
+    disc) ``gap`` pixels under it, hanging from a ``stem_width``-pixel stem running 150 pixels down if
+    ``stem``; with ``point`` the suit's top is a 10×10 point on a 3-pixel neck, as a spade's tip."""
     import cv2
 
     face = np.zeros((400, 300, 4), np.uint8)
     face[...] = (255, 255, 255, 255)
     ink = (0, 0, 0, 255)
     face[20:68, 25:53] = ink
-    cv2.circle(face, (39, 68 + gap + 15), 15, ink, -1)
+    top = 68 + gap
+    if point:
+        face[top:top + 10, 34:44] = ink
+        face[top + 10:top + 14, 38:41] = ink
+        top += 14
+    cv2.circle(face, (39, top + 15), 15, ink, -1)
     if stem:
-        face[68 + gap + 15:68 + gap + 165, 38:41] = ink
+        face[top + 15:top + 165, 39 - stem_width // 2:39 - stem_width // 2 + stem_width] = ink
     return face
 
 
@@ -170,6 +176,20 @@ def test_a_suit_hanging_from_a_thin_rule_is_measured_with_its_rank():
     assert abs(hanging[3] - plain[3]) <= 3 and hanging[1] == plain[1]  # the stem cut away, the suit kept
     # A shape far under the rank is not its suit.
     assert measure_index_boxes(_face_with_index(stem=True, gap=60))["top_left"][3] <= 70
+
+
+def test_a_suit_on_a_thick_stem_or_cut_at_its_point_is_measured_whole():
+    """ancient-egyptians' spades: where the stem meets the suit it is thicker than a rule, and
+    cutting the stem away cut the spade's point from its body, so the bottom-right index was
+    measured as the point alone (three quarters the top-left's height) and a card's two indexes
+    read as two cards."""
+    from vision.corner_index import measure_index_boxes
+
+    plain = measure_index_boxes(_face_with_index(stem=False, gap=10))["top_left"]
+    thick = measure_index_boxes(_face_with_index(stem=True, gap=10, stem_width=7))["top_left"]
+    assert abs(thick[3] - plain[3]) <= 3
+    pointed = measure_index_boxes(_face_with_index(stem=True, gap=10, point=True))["top_left"]
+    assert pointed[3] >= plain[3] + 14 - 3  # the point, its neck and the body under them
 
 
 def test_rendering_some_decks_keeps_the_atlas_others(tmp_path):

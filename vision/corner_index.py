@@ -115,10 +115,15 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         if below:
             suit = min(below, key=lambda g: g[1])
             # The opening may cut the suit itself in two (a spade's point from its body, where the
-            # stem meets it): join the parts that go on from the first.
-            for part in sorted(below, key=lambda g: g[1]):
-                if part != suit and part[1] <= suit[3] + side and _is_below(part, suit, side):
-                    suit = (min(suit[0], part[0]), suit[1], max(suit[2], part[2]), max(suit[3], part[3]))
+            # stem meets it): while the part found is less than half the rank's height, join the
+            # part that goes on from it, if the two are no taller than the rank.
+            rank_height = rank[3] - rank[1]
+            for part in sorted(parts, key=lambda g: g[1]):
+                if suit[3] - suit[1] >= 0.5 * rank_height:
+                    break
+                joined = (min(suit[0], part[0]), suit[1], max(suit[2], part[2]), max(suit[3], part[3]))
+                if part != suit and _is_below(part, suit, side) and joined[3] - joined[1] <= 1.1 * rank_height:
+                    suit = joined
             stack = (min(stack[0], suit[0]), stack[1], max(stack[2], suit[2]), suit[3])
     return stack
 

@@ -105,20 +105,27 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         # rule where it meets the suit, so the opening widens until a suit shows.
         rule, tall = max(3, round(_RULE_WIDTH * h)), min(h, 2 * win_h)
         below_window = np.ascontiguousarray(ink[:tall, :win_w]).astype(np.uint8)
-        below: list[Box] = []
+        opened_parts: list[tuple[int, Box]] = []  # (the opening's side, a part it leaves)
         for side in (rule | 1, (2 * rule) | 1, (3 * rule) | 1):
             opened = cv2.morphologyEx(below_window, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
-            parts = _glyphs(opened, w, h, margin=side)  # opening eroded the window's edges by `side`
-            below = [g for g in parts if _is_below(g, stack, _SUIT_GAP * h) and g[1] >= stack[3]]
-            if below:
-                break
+            # The opening eroded the window's edges by `side`.
+            opened_parts += [(side, g) for g in _glyphs(opened, w, h, margin=side)]
+        # A wider opening also wears the suit's own thin tips away, so its gap may be that much wider.
+        below = [(side, g) for side, g in opened_parts
+                 if _is_below(g, stack, _SUIT_GAP * h + side - (rule | 1)) and g[1] >= stack[3]]
+        rank_height = rank[3] - rank[1]
         if below:
-            suit = min(below, key=lambda g: g[1])
+            # The narrowest opening that shows a suit no taller than the rank (a narrower one may
+            # leave a thick stem on it), else the narrowest that shows any.
+            tops = {side: min((g for s, g in below if s == side), key=lambda g: g[1]) for side, _ in below}
+            fits = [side for side, g in tops.items() if g[3] - g[1] <= 1.1 * rank_height]
+            side = min(fits or tops)
+            suit = tops[side]
             # The opening may cut the suit itself in two (a spade's point from its body, where the
-            # stem meets it): while the part found is less than half the rank's height, join the
-            # part that goes on from it, if the two are no taller than the rank.
-            rank_height = rank[3] - rank[1]
-            for part in sorted(parts, key=lambda g: g[1]):
+            # stem meets it), and a wider one may leave the body alone: while the part found is
+            # less than half the rank's height, join a part that goes on from it, if the two are
+            # no taller than the rank.
+            for _, part in sorted(opened_parts, key=lambda part: part[1][1]):
                 if suit[3] - suit[1] >= 0.5 * rank_height:
                     break
                 joined = (min(suit[0], part[0]), suit[1], max(suit[2], part[2]), max(suit[3], part[3]))

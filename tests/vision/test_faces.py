@@ -144,10 +144,12 @@ def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
     assert _uneven_corners({"faces": faces}) == ["QS"]
 
 
-def _face_with_index(stem: bool, gap: int, stem_width: int = 3, point: bool = False) -> np.ndarray:
+def _face_with_index(stem: bool, gap: int, stem_width: int = 3, point: bool = False,
+                     stem_length: int = 150) -> np.ndarray:
     """A 300×400 white face: a rank (a 28×48 block) near the top-left corner and a suit (a 30×30
-    disc) ``gap`` pixels under it, hanging from a ``stem_width``-pixel stem running 150 pixels down if
-    ``stem``; with ``point`` the suit's top is a 10×10 point on a 3-pixel neck, as a spade's tip."""
+    disc) ``gap`` pixels under it, hanging from a ``stem_width``-pixel stem running ``stem_length``
+    pixels down if ``stem``; with ``point`` the suit's top is a 10×10 point on a 3-pixel neck, as a
+    spade's tip."""
     import cv2
 
     face = np.zeros((400, 300, 4), np.uint8)
@@ -161,7 +163,7 @@ def _face_with_index(stem: bool, gap: int, stem_width: int = 3, point: bool = Fa
         top += 14
     cv2.circle(face, (39, top + 15), 15, ink, -1)
     if stem:
-        face[top + 15:top + 165, 39 - stem_width // 2:39 - stem_width // 2 + stem_width] = ink
+        face[top + 15:top + 15 + stem_length, 39 - stem_width // 2:39 - stem_width // 2 + stem_width] = ink
     return face
 
 
@@ -188,6 +190,12 @@ def test_a_suit_on_a_thick_stem_or_cut_at_its_point_is_measured_whole():
     plain = measure_index_boxes(_face_with_index(stem=False, gap=10))["top_left"]
     thick = measure_index_boxes(_face_with_index(stem=True, gap=10, stem_width=7))["top_left"]
     assert abs(thick[3] - plain[3]) <= 3
+    # A stem thick near the suit and thin further down: a narrow opening leaves the suit and the
+    # stem's thick part one glyph-sized shape, a wider one the suit alone (ancient-egyptians' KH,
+    # whose bottom-right index went unmeasured, the shape being taller than the top-left index).
+    tapered = _face_with_index(stem=True, gap=10, stem_width=7, stem_length=40)
+    tapered[68 + 10 + 15 + 40:68 + 10 + 15 + 190, 38:41] = (0, 0, 0, 255)
+    assert abs(measure_index_boxes(tapered)["top_left"][3] - plain[3]) <= 3
     pointed = measure_index_boxes(_face_with_index(stem=True, gap=10, point=True))["top_left"]
     assert pointed[3] >= plain[3] + 14 - 3  # the point, its neck and the body under them
 

@@ -102,7 +102,7 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         # stem), one shape too big or too far for a glyph. Open the thin rules away and take the
         # glyph-sized part just under the rank.
         # (A taller window: the rule may run on past the usual one.) A stem may be thicker than a
-        # rule where it meets the suit, so the opening widens until a suit shows.
+        # rule where it meets the suit, so the window is opened three times, each wider.
         rule, tall = max(3, round(_RULE_WIDTH * h)), min(h, 2 * win_h)
         below_window = np.ascontiguousarray(ink[:tall, :win_w]).astype(np.uint8)
         opened_parts: list[tuple[int, Box]] = []  # (the opening's side, a part it leaves)
@@ -117,7 +117,8 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
         if below:
             # The narrowest opening that shows a suit no taller than the rank (a narrower one may
             # leave a thick stem on it), else the narrowest that shows any.
-            tops = {side: min((g for s, g in below if s == side), key=lambda g: g[1]) for side, _ in below}
+            tops = {side: min((g for s, g in below if s == side), key=lambda g: g[1])
+                    for side in {s for s, _ in below}}
             fits = [side for side, g in tops.items() if g[3] - g[1] <= 1.1 * rank_height]
             side = min(fits or tops)
             suit = tops[side]

@@ -153,7 +153,11 @@ def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, h
     hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
              and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
     laid = [c for g in groups if g not in hands for c in g]
-    strays = [g for g in hands if _threes_row(g) or _end_of_column(g, laid, width, height)]
+    # Threes past the hand line are the threes row, but for a lone three further out than all the
+    # team has laid: a hand that ended on a three drawn last holds it (see :func:`_threes_row`).
+    farthest = max((c.top_left[1] for c in laid), default=np.inf)
+    strays = [g for g in hands if (_threes_row(g) and (len(g) > 1 or g[0].top_left[1] <= farthest))
+              or _end_of_column(g, laid, width, height)]
     laid += [c for g in strays for c in g]
     # Spread hands lie further out than every meld column reaches (players spread them beyond
     # their melds): a row short of a column's far end is that column's misread end, which no play
@@ -251,7 +255,9 @@ def _threes_row(group: list[SeenCard]) -> bool:
     """Whether a row past the hand line is a team's threes: every three is laid face up the moment
     it is drawn (seed 000 §Threes; only the draw pile's last card, or a straight being collected,
     stays in a hand), so a row of threes alone is the threes row, which lies beside the melds and
-    reaches as far out as they do, not a spread hand."""
+    reaches as far out as they do, not a spread hand. A lone three further out than all the team
+    has laid is the draw pile's last card, left in the hand that drew it: the hand ends there, and
+    it counts against the team (seed 000 §Threes); no hand holds more than that one three."""
     return all(Card.parse(card.code).is_three for card in group)
 
 

@@ -487,3 +487,15 @@ def test_meld_columns_turned_from_a_low_camera_read_each_card_once(step):
     seen = see_cards(_meld_columns(25.0, step), TableFrame(TableSetup(), (1920, 1080)))
     codes = sorted(card.code for card in seen.cards)
     assert codes == sorted(rank + suit for rank in ("K", "Q", "10") for suit in "SHDC")
+
+
+@pytest.mark.parametrize("seed", [11, 13])
+def test_a_lone_three_left_in_a_hand_is_read_in_the_hand_not_laid_out(small_atlas, seed):
+    # When the stock's last card drawn is a three the hand ends and the three stays in that player's
+    # hand (seed 000 §Threes). Spread past the melds, it was read as a three laid out, and the
+    # partner's hand beside it, no further out than that "threes row", as nobody's.
+    state = _table(a_melds=[["KH", "KS", "KD"], ["7C", "7D", "7H"]], a_threes=["3H"], b_melds=[["QH", "QS", "QD"]],
+                   hands={"A": [["3S"], ["5C", "9D"]], "B": [["6C", "9H"], ["4D", "10H"]]})
+    team = _read(small_atlas, state, seed=seed)[0].teams["A"]
+    assert [c.code for c in team.threes] == ["3H"]
+    assert sorted(sorted(c.code for c in hand) for hand in team.hands) == [["3S"], ["5C", "9D"]]

@@ -25,6 +25,8 @@ _GLYPH_W, _GLYPH_H = 0.24, 0.2
 # a suit cut from one may start, as fractions of the face's height.
 _RULE_WIDTH = 0.01
 _SUIT_GAP = 0.07
+# The tallest a suit cut from a stem may be, in rank heights.
+_SUIT_HEIGHT = 1.1
 # Other corners count as an index only if about the size of the top-left one (not a lone pip).
 _SIZE_TOLERANCE = 0.35
 
@@ -119,7 +121,7 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
             # leave a thick stem on it), else the narrowest that shows any.
             tops = {side: min((g for s, g in below if s == side), key=lambda g: g[1])
                     for side in {s for s, _ in below}}
-            fits = [side for side, g in tops.items() if g[3] - g[1] <= 1.1 * rank_height]
+            fits = [side for side, g in tops.items() if g[3] - g[1] <= _SUIT_HEIGHT * rank_height]
             side = min(fits or tops)
             suit = tops[side]
             # The opening may cut the suit itself in two (a spade's point from its body, where the
@@ -130,7 +132,7 @@ def _index_at_origin(ink: np.ndarray) -> Box | None:
                 if suit[3] - suit[1] >= 0.5 * rank_height:
                     break
                 joined = (min(suit[0], part[0]), suit[1], max(suit[2], part[2]), max(suit[3], part[3]))
-                if part != suit and _is_below(part, suit, side) and joined[3] - joined[1] <= 1.1 * rank_height:
+                if part != suit and _is_below(part, suit, side) and joined[3] - joined[1] <= _SUIT_HEIGHT * rank_height:
                     suit = joined
             stack = (min(stack[0], suit[0]), stack[1], max(stack[2], suit[2]), suit[3])
     return stack

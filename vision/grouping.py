@@ -55,6 +55,13 @@ COLUMN_STEP = (0.25, 0.15, 0.5)
 #: alone is placed a card's index diagonal too far down and right). Not level with it: a weak find
 #: there is most often the same index read again as another card.
 CONTINUES = (1.0, 0.1, 1.5)
+#: A card seen by one find less than this share the size of its side's cards seen by two or more
+#: (their median index size) is a mark on a card's face, not an index: gnome-tango prints a small
+#: suit sign in the two corners without an index, which the detector reads as jokers, 0.37 of the
+#: index size (check hand video seed 66: one read alone before team A opened made a canasta pile of
+#: wild cards, and its opening a wild canasta). Genuine indexes come down to 0.46 of their side's
+#: size (jokers from another deck, on the sixteen held-out hand videos' labelled boxes).
+MIN_INDEX_SHARE = 0.42
 #: The fewest cards of a meld (the rule book's ``meld.min_cards``: seed 000 §Melds and canastas).
 MIN_MELD = value("meld.min_cards")
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
@@ -65,7 +72,7 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
     """The reading of a frame's cards. With team areas set, the middle is what lies in neither;
     otherwise a band along the middle line. A weak card (:attr:`SeenCard.weak`) counts only where it
     continues a meld column (:func:`_continuing_columns`)."""
-    cards = _continuing_columns(seen)
+    cards = _continuing_columns(seen, _indexes(seen))
     middle = [c for c in cards if c.side == MIDDLE or (not areas_set and _in_middle(c, seen, cards))]
     teams = {}
     for team in TEAMS:
@@ -76,8 +83,22 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
     return TableReading(image_size, teams, discard, turn_card)
 
 
-def _continuing_columns(seen: CardsSeen) -> list[SeenCard]:
-    """The frame's cards but the weak ones that continue no meld column: a weak card counts when it
+def _indexes(seen: CardsSeen) -> list[SeenCard]:
+    """The frame's cards but those seen by one find far smaller than the indexes of their side's
+    cards seen by two or more (:data:`MIN_INDEX_SHARE`): marks on a card's face."""
+    cards = list(seen.cards)
+    for side in TEAMS:
+        paired = [c.index_size for c in cards if c.side == side and len(c.detections) > 1 and c.index_size]
+        if len(paired) < 2:
+            continue
+        least = MIN_INDEX_SHARE * float(np.median(paired))
+        cards = [c for c in cards if c.side != side or len(c.detections) > 1 or not c.index_size
+                 or c.index_size >= least]
+    return cards
+
+
+def _continuing_columns(seen: CardsSeen, cards: list[SeenCard]) -> list[SeenCard]:
+    """``cards`` but the weak ones that continue no meld column: a weak card counts when it
     is a natural card (not a three) on a team's side whose sure cards show its rank once, and lies
     above a counted card of its rank (counted weak cards included) as :data:`CONTINUES` says, its
     index about that card's size (:meth:`~vision.physical_cards.CardsSeen.one_deck`). A
@@ -89,10 +110,10 @@ def _continuing_columns(seen: CardsSeen) -> list[SeenCard]:
     their rank and the choice videos read 100 -> 72 of 131 events in order, with 6 -> 19 cards
     extra).
     """
-    counted = [c for c in seen.cards if not c.weak]
+    counted = [c for c in cards if not c.weak]
     lone = {(side, rank) for side in TEAMS for rank, n in
             Counter(_kind(c) for c in counted if c.side == side).items() if n == 1}
-    waiting = [c for c in seen.cards if c.weak and (c.side, _kind(c)) in lone and _kind(c) != "wild"
+    waiting = [c for c in cards if c.weak and (c.side, _kind(c)) in lone and _kind(c) != "wild"
                and not Card.parse(c.code).is_three]
     grew = True
     while grew and waiting:
@@ -109,7 +130,7 @@ def _continuing_columns(seen: CardsSeen) -> list[SeenCard]:
     # A meld holds three cards at least: one weak card beside a lone sure one is no column.
     short = {(side, rank) for side, rank in lone
              if sum(c.side == side and _kind(c) == rank for c in counted) < MIN_MELD}
-    return [c for c in seen.cards if c in counted and not (c.weak and (c.side, _kind(c)) in short)]
+    return [c for c in cards if c in counted and not (c.weak and (c.side, _kind(c)) in short)]
 
 
 def _in_middle(card: SeenCard, seen: CardsSeen, cards: list[SeenCard]) -> bool:

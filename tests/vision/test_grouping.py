@@ -131,6 +131,22 @@ def test_twins_of_two_decks_each_seen_by_one_index_stay_two_cards():
         ["10C", "10C", "10D", "10H"]
 
 
+def test_a_mark_far_smaller_than_the_sides_indexes_is_no_card():
+    # Check hand video seed 66: gnome-tango prints a small suit sign in the corners without an
+    # index, read as a joker about 0.37 of the side's index size; alone, it made a canasta pile of
+    # wild cards before the team had laid anything else. A joker of another deck, its index half the
+    # pack's size, is a card.
+    column = [replace(c, detections=(0, 1), index_size=0.1) for c in _column("QD", "B", -1.0, 0.7)]
+    mark = replace(_card("JK", "B", 1.0, 0.9), index_size=0.037)
+    reading = group_cards(_seen(*column, mark), (1920, 1080))
+    assert [m.codes for m in reading.teams["B"].melds] == [["QD"] * 3] and not reading.teams["B"].piles
+    joker = replace(mark, index_size=0.046)
+    assert [p.top.code for p in group_cards(_seen(*column, joker), (1920, 1080)).teams["B"].piles] == ["JK"]
+    # Seen by two finds, it is a card whatever its size (it paired as a card's corners do).
+    paired = replace(mark, detections=(0, 1))
+    assert [p.top.code for p in group_cards(_seen(*column, paired), (1920, 1080)).teams["B"].piles] == ["JK"]
+
+
 def _hands(reading, team: str = "A") -> list[list[str]]:
     return [[c.code for c in hand] for hand in reading.teams[team].hands]
 

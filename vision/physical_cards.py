@@ -507,13 +507,15 @@ def _pair(class_id, upright, sides, diagonals, sizes, same_deck: float = SAME_DE
     lone indexes pair with lone ones and part-cards with part-cards (a fanned card is turned, a
     card of another deck, as jokers often are, has its indexes elsewhere); a lone index never joins
     a card already seen by two, which is how an identical neighbour would be swallowed, unless it
-    lies at the one corner a card seen by three misses (:func:`_fourth_corners`)."""
+    lies at the one corner a card seen by three misses (:func:`_fourth_corners`). Last, two lone
+    indexes read as other cards at one card's corners are that card (:func:`_corners_read_apart`)."""
     card_of = {k: [k] for k in range(len(class_id))}
     _join(card_of, class_id, upright, sides, diagonals, sizes, STRICT, same_deck)
     _join(card_of, class_id, upright, sides, diagonals, sizes, LOOSE, same_deck, like_with_like=True)
     _fourth_corners(card_of, class_id, upright, sides, diagonals[0])
     _four_corners_of_one_card(card_of, class_id, upright, sides)
     _only_two(card_of, class_id, upright, sides, diagonals[0], sizes, same_deck, slopes)
+    _corners_read_apart(card_of, class_id, upright, sides, diagonals, sizes, same_deck)
     return list({id(card): card for card in card_of.values()}.values())
 
 
@@ -527,12 +529,8 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
     ranks = [code[:-1] for code in codes]
     named = class_id.copy()
 
-    def at_diagonal(i: int, j: int) -> bool:  # j lies at i's bottom-right corner, closely
-        step = upright[j] - upright[i]
-        turns = [abs((np.degrees(np.arctan2(step[1], step[0]) - np.arctan2(d[1], d[0])) + 180.0) % 360.0 - 180.0)
-                 for d in diagonals]
-        return any(abs(np.hypot(*step) - np.hypot(*d)) <= TIGHT[0] * np.hypot(*d) and turn <= TIGHT[1]
-                   for d, turn in zip(diagonals, turns))
+    def at_diagonal(i: int, j: int) -> bool:
+        return _at_diagonal(upright[j] - upright[i], diagonals)
 
     for i in np.flatnonzero([rank in TURNED_TWINS for rank in ranks]):
         for j in np.flatnonzero([rank == TURNED_TWINS[ranks[i]] for rank in ranks]):
@@ -544,6 +542,49 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
                 continue
             named[j] = class_id[i]
     return named
+
+
+def _at_diagonal(step: np.ndarray, diagonals: list[np.ndarray]) -> bool:
+    """Whether a step from one index to another is, closely (:data:`TIGHT`), one of the diagonals:
+    the second lies at the first's card's bottom-right corner."""
+    for d in diagonals:
+        turn = abs((np.degrees(np.arctan2(step[1], step[0]) - np.arctan2(d[1], d[0])) + 180.0) % 360.0 - 180.0)
+        if abs(np.hypot(*step) - np.hypot(*d)) <= TIGHT[0] * np.hypot(*d) and turn <= TIGHT[1]:
+            return True
+    return False
+
+
+def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes,
+                        same_deck: float) -> None:
+    """Two lone indexes of one colour, of one rank in two suits or a three and another rank, one
+    closely at the other's card's bottom-right corner (:func:`_at_diagonal`), each the other's only
+    such index, with nothing between, are one card's two corners, one of them misread (the card's
+    code is the surer one's, :func:`_card`). Alone, each made a card: a meld's last card read in
+    two suits counted twice, and a three's other corner read as another rank made a canasta pile
+    beside the threes (ancient-egyptians' faint threes on the hand videos; the team's opening then
+    took the pile in). Not two ranks otherwise: a fan's card and the next meld's
+    card lie so on still tables (scene 21 of ``bench/bench_reader.py --scenes 300``), and threes
+    lie alone in their row. Not in the middle, where the discard pile heaps cards askew."""
+    lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]
+    parsed = {k: Card.parse(CLASS_NAMES[class_id[k]]) for k in lone}
+    red = {k: card.is_red for k, card in parsed.items()}
+    rank = {k: card.rank for k, card in parsed.items()}
+    three = {k: card.is_three for k, card in parsed.items()}
+    partners: dict[int, set[int]] = {k: set() for k in lone}
+    for i in lone:
+        for j in lone:
+            if sides[i] == sides[j] and class_id[i] != class_id[j] and red[i] == red[j] \
+                    and (rank[i] == rank[j] or three[i] or three[j]) \
+                    and _at_diagonal(upright[j] - upright[i], diagonals) \
+                    and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
+                    and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+                partners[i].add(j)
+                partners[j].add(i)
+    for i in lone:
+        if len(partners[i]) == 1:
+            j = next(iter(partners[i]))
+            if partners[j] == {i} and i < j:
+                card_of[i] = card_of[j] = [i, j]
 
 
 def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detections,

@@ -103,6 +103,37 @@ def _four_corner_column(codes: list[str], step: float, askew: dict[int, float]) 
     return Detections(np.array(boxes, float), np.ones(len(boxes)), np.array(classes))
 
 
+def test_a_cards_two_corners_read_as_two_codes_are_one_card():
+    # A three laid out, its top-left index read 3♦ and its bottom-right one 6♦, as the hand videos'
+    # faint ancient-egyptians threes read: alone, the 6♦ made a canasta pile of sixes, which the
+    # team's opening then took in.
+    def card(code: str, x: float, y: float, other: str | None = None, sure: float = 0.9):
+        corners = [((x + 7, y + 13), code, sure)] + ([((x + 57, y + 87), other, 0.5)] if other else [])
+        return [((cx - 5, cy - 8, cx + 5, cy + 8), class_id(name), confidence) for (cx, cy), name, confidence in corners]
+
+    def read(*cards) -> dict:
+        finds = [find for c in cards for find in c]
+        detections = Detections(np.array([f[0] for f in finds], float), np.array([f[2] for f in finds]),
+                                np.array([f[1] for f in finds]))
+        team = read_table(detections, (1000, 1000), TableSetup(perspective=np.eye(3))).teams["A"]
+        return {"melds": [m.codes for m in team.melds], "threes": sorted(c.code for c in team.threes),
+                "piles": [p.top.code for p in team.piles], "hands": [c.code for h in team.hands for c in h]}
+
+    column = [card("8S", 0, 100), card("8S", 0, 130), card("8S", 0, 160, other="8S")]
+    three = card("3H", 300, 100, other="3H")
+    assert read(*column, three, card("3D", 400, 100, other="6D")) == \
+        {"melds": [["8S"] * 3], "threes": ["3D", "3H"], "piles": [], "hands": []}
+    # Read in the other colour, the corner is another card's.
+    assert read(*column, three, card("3D", 400, 100, other="6S"))["piles"] == ["6S"]
+    # A meld's last card read in two suits is one card (seen by two sure corners, the 8♠ above it
+    # measures the diagonal).
+    column = [card("8S", 0, 100, other="8S"), card("8S", 0, 130), card("8S", 0, 160, other="8C")]
+    assert read(*column, three)["melds"] == [["8S"] * 3]
+    # Two ranks but a three's are two cards (the 7♣, further out than the team's cards, a hand's).
+    column[2] = card("8S", 0, 160, other="7C")
+    assert read(*column, three) == {"melds": [["8S"] * 3], "threes": ["3H"], "piles": [], "hands": ["7C"]}
+
+
 def test_twin_cards_two_apart_in_a_column_of_a_four_corner_deck_stay_two_cards():
     # Two cards down, a card's twin lies at the card's cross-diagonal from its top-right index (here
     # closer to it than to the card's own top-left index, as cards lie a little askew): the card

@@ -560,9 +560,10 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
     closely at the other's card's bottom-right corner (:func:`_at_diagonal`), each the other's only
     such index, with nothing between, are one card's two corners, one of them misread (the card's
     code is the surer one's, :func:`_card`). Alone, each made a card: a meld's last card read in
-    two suits counted twice, and a three's other corner read as another rank made a canasta pile
-    beside the threes (ancient-egyptians' faint threes on the hand videos; the team's opening then
-    took the pile in). Not two ranks otherwise: a fan's card and the next meld's
+    two suits counted twice (check hand video seed 60's Q♦ and Q♥, choice seed 35's 6♣ and 6♠),
+    and a three's other corner read as another rank made a canasta pile beside the threes, which
+    the team's opening then took in (confirmation seed 54's faint ancient-egyptians 3♦, its other
+    corner read 6♦). Not two ranks otherwise: a fan's card and the next meld's
     card lie so on still tables (scene 21 of ``bench/bench_reader.py --scenes 300``), and threes
     lie alone in their row. Not in the middle, where the discard pile heaps cards askew."""
     lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]

@@ -557,26 +557,41 @@ def _at_diagonal(step: np.ndarray, diagonals: list[np.ndarray]) -> bool:
 def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, sizes,
                         same_deck: float) -> None:
     """Two lone indexes of one colour, of one rank in two suits or a three and another rank, one
-    closely at the other's card's bottom-right corner (:func:`_at_diagonal`), each the other's only
-    such index, with nothing between, are one card's two corners, one of them misread (the card's
-    code is the surer one's, :func:`_card`). Alone, each made a card: a meld's last card read in
-    two suits counted twice (check hand video seed 60's Q♦ and Q♥, choice seed 35's 6♣ and 6♠),
-    and a three's other corner read as another rank made a canasta pile beside the threes, which
-    the team's opening then took in (confirmation seed 54's faint ancient-egyptians 3♦, its other
-    corner read 6♦). Not two ranks otherwise: a fan's card and the next meld's
-    card lie so on still tables (scene 21 of ``bench/bench_reader.py --scenes 300``), and threes
-    lie alone in their row. Not in the middle, where the discard pile heaps cards askew."""
+    closely at the other's card's bottom-right corner (:func:`_at_diagonal`), or, of one rank, at
+    its top-right corner (decks with an index in every corner show both top ones down a column) but
+    not in a row of the rank (a fan, whose cards step across as far), each the other's only such
+    index, with nothing between, are one card's two corners, one of them misread (the card's code
+    is the surer one's, :func:`_card`). Alone, each made a card: a meld's card read in two suits
+    counted twice (check hand video seed 60's Q♦ and Q♥, choice seed 35's 6♣ and 6♠, check seed
+    59's Dondorf 6♣ and 6♠ at one card's top corners), and a three's other corner read as another
+    rank made a canasta pile beside the threes, which the team's opening then took in (confirmation
+    seed 54's faint ancient-egyptians 3♦, its other corner read 6♦). Not two ranks otherwise: a
+    fan's card and the next meld's card lie so on still tables (scene 21 of ``bench/bench_reader.py
+    --scenes 300``), and threes lie alone in their row. Nor two of a fan (scene 27's J♦ J♦ J♥ J♥).
+    Not in the middle, where the discard pile heaps cards askew."""
     lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]
-    parsed = {k: Card.parse(CLASS_NAMES[class_id[k]]) for k in lone}
-    red = {k: card.is_red for k, card in parsed.items()}
-    rank = {k: card.rank for k, card in parsed.items()}
-    three = {k: card.is_three for k, card in parsed.items()}
+    parsed = [Card.parse(CLASS_NAMES[c]) for c in class_id]
+    tops = [(0.0, float(d[0])) for d in diagonals]
+
+    def in_a_row(i: int, j: int) -> bool:
+        """Whether another index of their rank lies level with one of the two, a step or two beside it."""
+        return any(k not in (i, j) and sides[k] == sides[i] and parsed[k].rank == parsed[i].rank
+                   and abs(upright[k][1] - upright[m][1]) < 0.5 * sizes[m]
+                   and abs(upright[k][0] - upright[m][0]) < 2.0 * diagonals[0][0]
+                   for m in (i, j) for k in range(len(class_id)))
+
+    def at_a_corner(i: int, j: int) -> bool:
+        if _at_diagonal(upright[j] - upright[i], diagonals):
+            return True
+        return parsed[i].rank == parsed[j].rank and _misfit(upright[i], upright[j], tops, TIGHT) < np.inf \
+            and not in_a_row(i, j)
+
     partners: dict[int, set[int]] = {k: set() for k in lone}
     for i in lone:
         for j in lone:
-            if sides[i] == sides[j] and class_id[i] != class_id[j] and red[i] == red[j] \
-                    and (rank[i] == rank[j] or three[i] or three[j]) \
-                    and _at_diagonal(upright[j] - upright[i], diagonals) \
+            if sides[i] == sides[j] and class_id[i] != class_id[j] and parsed[i].is_red == parsed[j].is_red \
+                    and (parsed[i].rank == parsed[j].rank or parsed[i].is_three or parsed[j].is_three) \
+                    and at_a_corner(i, j) \
                     and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
                     and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
                 partners[i].add(j)

@@ -107,8 +107,9 @@ def test_a_cards_two_corners_read_as_two_codes_are_one_card():
     # A three laid out, its top-left index read 3♦ and its bottom-right one 6♦, as the hand videos'
     # faint ancient-egyptians threes read: alone, the 6♦ made a canasta pile of sixes, which the
     # team's opening then took in.
-    def card(code: str, x: float, y: float, other: str | None = None, sure: float = 0.9):
-        corners = [((x + 7, y + 13), code, sure)] + ([((x + 57, y + 87), other, 0.5)] if other else [])
+    def card(code: str, x: float, y: float, other: str | None = None, sure: float = 0.9, top: str | None = None):
+        corners = [((x + 7, y + 13), code, sure)] + ([((x + 57, y + 87), other, 0.5)] if other else []) \
+            + ([((x + 57, y + 13), top, 0.5)] if top else [])
         return [((cx - 5, cy - 8, cx + 5, cy + 8), class_id(name), confidence) for (cx, cy), name, confidence in corners]
 
     def read(*cards) -> dict:
@@ -132,6 +133,14 @@ def test_a_cards_two_corners_read_as_two_codes_are_one_card():
     # Two ranks but a three's are two cards (the 7♣, further out than the team's cards, a hand's).
     column[2] = card("8S", 0, 160, other="7C")
     assert read(*column, three) == {"melds": [["8S"] * 3], "threes": ["3H"], "piles": [], "hands": ["7C"]}
+    # A deck with an index in every corner shows a column's cards' top-right ones too: one read in
+    # another suit is its card's (check hand video seed 59's Dondorf sixes).
+    column = [card("8S", 0, 100, other="8S"), card("8S", 0, 130, top="8C"), card("8S", 0, 160)]
+    assert read(*column, three)["melds"] == [["8S"] * 3]
+    # A fan's cards step across, one step here as far as a card's top corners lie apart: the fan's
+    # middle two in two suits stay two cards.
+    fan = [card(code, x, 100) for x, code in zip((0, 30, 80, 110), ["JD", "JD", "JH", "JH"])]
+    assert sorted(read(*fan, card("8S", 0, 300, other="8S"))["melds"][0]) == ["JD", "JD", "JH", "JH"]
 
 
 def test_twin_cards_two_apart_in_a_column_of_a_four_corner_deck_stay_two_cards():

@@ -544,6 +544,12 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
     return named
 
 
+#: A lone three and a lone index of its colour this many index sizes apart (between the first and
+#: second numbers), with no other index within the second number of sizes of either, are the
+#: three's two corners whatever way it lies (:func:`_corners_read_apart`).
+THREE_CORNERS = (2.0, 6.0)
+
+
 def _at_diagonal(step: np.ndarray, diagonals: list[np.ndarray]) -> bool:
     """Whether a step from one index to another is, closely (:data:`TIGHT`), one of the diagonals:
     the second lies at the first's card's bottom-right corner."""
@@ -565,7 +571,10 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
     counted twice (check hand video seed 60's Q♦ and Q♥, choice seed 35's 6♣ and 6♠, check seed
     59's Dondorf 6♣ and 6♠ at one card's top corners), and a three's other corner read as another
     rank made a canasta pile beside the threes, which the team's opening then took in (confirmation
-    seed 54's faint ancient-egyptians 3♦, its other corner read 6♦). Not two ranks otherwise: a
+    seed 54's faint ancient-egyptians 3♦, its other corner read 6♦). A three lying turned, its
+    other corner read as another rank of its colour, is joined too where the two lie alone
+    (:data:`THREE_CORNERS`; check seed 63's 3♦ read K♦ at its other corner, paced seed 54's 3♦
+    and 6♦ turned 22° off the side's diagonal). Not two ranks otherwise: a
     fan's card and the next meld's card lie so on still tables (scene 21 of ``bench/bench_reader.py
     --scenes 300``), and threes lie alone in their row. Nor two of a fan (scene 27's J♦ J♦ J♥ J♥).
     Not in the middle, where the discard pile heaps cards askew."""
@@ -594,6 +603,19 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
                     and at_a_corner(i, j) \
                     and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
                     and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+                partners[i].add(j)
+                partners[j].add(i)
+    # A three lies alone in its row, often turned on its own: its other corner, read as another
+    # rank, is the one index in reach of it whatever way it lies.
+    for i in lone:
+        for j in lone:
+            if i < j and not partners[i] and not partners[j] and sides[i] == sides[j] \
+                    and class_id[i] != class_id[j] and parsed[i].is_red == parsed[j].is_red \
+                    and (parsed[i].is_three or parsed[j].is_three) \
+                    and THREE_CORNERS[0] <= np.hypot(*(upright[j] - upright[i])) / ((sizes[i] + sizes[j]) / 2) \
+                    <= THREE_CORNERS[1] and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
+                    and not any(np.hypot(*(upright[k] - upright[m])) < THREE_CORNERS[1] * sizes[m]
+                                for k in range(len(class_id)) if k not in (i, j) for m in (i, j)):
                 partners[i].add(j)
                 partners[j].add(i)
     for i in lone:

@@ -126,6 +126,13 @@ def test_a_cards_two_corners_read_as_two_codes_are_one_card():
         {"melds": [["8S"] * 3], "threes": ["3D", "3H"], "piles": [], "hands": []}
     # Read in the other colour, the corner is another card's.
     assert read(*column, three, card("3D", 400, 100, other="6S"))["piles"] == ["6S"]
+    # A three turned on its own shows its other corner off the side's diagonal (check hand video
+    # seed 63's 3♦, read K♦ there): alone in reach of each other, the two are one card; with
+    # another index in reach, two.
+    turned = [((402, 105, 412, 121), class_id("3D"), 0.9), ((457, 140, 467, 156), class_id("KD"), 0.5)]
+    assert read(*column, three, turned) == {"melds": [["8S"] * 3], "threes": ["3D", "3H"], "piles": [], "hands": []}
+    beside = [((487, 120, 497, 136), class_id("5C"), 0.9)]
+    assert read(*column, three, turned, beside)["piles"] == ["KD", "5C"]
     # A meld's last card read in two suits is one card (seen by two sure corners, the 8♠ above it
     # measures the diagonal).
     column = [card("8S", 0, 100, other="8S"), card("8S", 0, 130), card("8S", 0, 160, other="8C")]

@@ -574,10 +574,10 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
     seed 54's faint ancient-egyptians 3♦, its other corner read 6♦). A three lying turned, its
     other corner read as another rank of its colour, is joined too where the two lie alone
     (:data:`THREE_CORNERS`; check seed 63's 3♦ read K♦ at its other corner, paced seed 54's 3♦
-    and 6♦ turned 22° off the side's diagonal). Not two ranks otherwise: a
-    fan's card and the next meld's card lie so on still tables (scene 21 of ``bench/bench_reader.py
-    --scenes 300``), and threes lie alone in their row. Nor two of a fan (scene 27's J♦ J♦ J♥ J♥).
-    Not in the middle, where the discard pile heaps cards askew."""
+    and 6♦ turned 22° off the side's diagonal). Not two ranks otherwise: a fan's card and the next
+    meld's card lie so on still tables (scene 21 of ``bench/bench_reader.py --scenes 300``), where
+    threes lie alone in their row. Nor two of a fan (scene 27's J♦ J♦ J♥ J♥). Not in the middle,
+    where the discard pile heaps cards askew."""
     lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]
     parsed = [Card.parse(CLASS_NAMES[c]) for c in class_id]
     tops = [(0.0, float(d[0])) for d in diagonals]

@@ -535,7 +535,7 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
     for i in np.flatnonzero([rank in TURNED_TWINS for rank in ranks]):
         for j in np.flatnonzero([rank == TURNED_TWINS[ranks[i]] for rank in ranks]):
             if Card.parse(codes[i]).is_red != Card.parse(codes[j]).is_red or not at_diagonal(i, j) \
-                    or max(sizes[i], sizes[j]) > same_deck * min(sizes[i], sizes[j]):
+                    or not _like_sized(sizes[i], sizes[j], same_deck):
                 continue
             if any(class_id[k] == class_id[i] and at_diagonal(i, k) or class_id[k] == class_id[j] and
                    at_diagonal(j, k) for k in range(len(class_id)) if k not in (i, j)):
@@ -548,6 +548,12 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
 #: second numbers), with no other index within the second number of sizes of either, are the
 #: three's two corners whatever way it lies (:func:`_corners_read_apart`).
 THREE_CORNERS = (2.0, 6.0)
+
+
+def _like_sized(size: float, other: float, same_deck: float) -> bool:
+    """Whether two indexes are about one size, as one deck prints them: the bigger at most
+    ``same_deck`` times the smaller."""
+    return max(size, other) <= same_deck * min(size, other)
 
 
 def _at_diagonal(step: np.ndarray, diagonals: list[np.ndarray]) -> bool:
@@ -595,25 +601,25 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
         return parsed[i].rank == parsed[j].rank and _misfit(upright[i], upright[j], tops, TIGHT) < np.inf \
             and not in_a_row(i, j)
 
+    def may_be_one(i: int, j: int) -> bool:  # two codes of one colour, about one size, on one side
+        return sides[i] == sides[j] and class_id[i] != class_id[j] and parsed[i].is_red == parsed[j].is_red \
+            and _like_sized(sizes[i], sizes[j], same_deck)
+
     partners: dict[int, set[int]] = {k: set() for k in lone}
     for i in lone:
         for j in lone:
-            if sides[i] == sides[j] and class_id[i] != class_id[j] and parsed[i].is_red == parsed[j].is_red \
-                    and (parsed[i].rank == parsed[j].rank or parsed[i].is_three or parsed[j].is_three) \
-                    and at_a_corner(i, j) \
-                    and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
-                    and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
+            if may_be_one(i, j) and (parsed[i].rank == parsed[j].rank or parsed[i].is_three or parsed[j].is_three) \
+                    and at_a_corner(i, j) and not _anything_between(i, j, upright, diagonals[0], class_id, sides):
                 partners[i].add(j)
                 partners[j].add(i)
     # A three lies alone in its row, often turned on its own: its other corner, read as another
     # rank, is the one index in reach of it whatever way it lies.
     for i in lone:
         for j in lone:
-            if i < j and not partners[i] and not partners[j] and sides[i] == sides[j] \
-                    and class_id[i] != class_id[j] and parsed[i].is_red == parsed[j].is_red \
+            if i < j and not partners[i] and not partners[j] and may_be_one(i, j) \
                     and (parsed[i].is_three or parsed[j].is_three) \
                     and THREE_CORNERS[0] <= np.hypot(*(upright[j] - upright[i])) / ((sizes[i] + sizes[j]) / 2) \
-                    <= THREE_CORNERS[1] and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
+                    <= THREE_CORNERS[1] \
                     and not any(np.hypot(*(upright[k] - upright[m])) < THREE_CORNERS[1] * sizes[m]
                                 for k in range(len(class_id)) if k not in (i, j) for m in (i, j)):
                 partners[i].add(j)
@@ -677,7 +683,7 @@ def _only_two(card_of: dict[int, list[int]], class_id, upright, sides, diagonal,
         angle = float(np.degrees(np.arctan2(offset[1], offset[0])))
         in_sizes = float(np.hypot(*offset)) / ((sizes[i] + sizes[j]) / 2)
         if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0 \
-                and max(sizes[i], sizes[j]) <= same_deck * min(sizes[i], sizes[j]) \
+                and _like_sized(sizes[i], sizes[j], same_deck) \
                 and not _anything_between(i, j, upright, diagonal, class_id, sides):
             card_of[i] += card_of[j]
             card_of[j] = card_of[i]
@@ -759,7 +765,7 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, si
     for i, j in _candidate_pairs(class_id, sides):
         if like_with_like and (len(card_of[i]) > 1) != (len(card_of[j]) > 1):
             continue
-        if max(sizes[i], sizes[j]) > same_deck * min(sizes[i], sizes[j]):
+        if not _like_sized(sizes[i], sizes[j], same_deck):
             continue  # two decks' indexes (twins of two decks), not one card's
         misfit = _misfit(upright[i], upright[j], offsets, tolerance)
         turned = _misfit(upright[i], upright[j], offsets, (tolerance[0], STRICT[1])) == np.inf

@@ -19,7 +19,7 @@ from vision.augment import photograph
 from vision.detections import Detections
 from vision.index_classifier import BACKGROUND
 from vision.detector import (MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, CardDetector, input_widths_for, join_views,
-                             postprocess, preprocess)
+                             letterbox, postprocess, preprocess, to_tensor)
 from vision.render import render_scene
 from vision.synth import build_scene
 from vision.weights import OpenVinoModel, WeightsError
@@ -58,8 +58,8 @@ def frame(small_atlas) -> np.ndarray:
 def test_backends_agree_on_a_synthetic_frame(random_model, frame):
     fast = CardDetector(random_model, backend="onnx", conf=RANDOM_MODEL_CONF, input_width=640)
     reference = CardDetector(random_model, backend="ultralytics", conf=RANDOM_MODEL_CONF, input_width=640)
-    tensor, _ = preprocess(frame, 640)
-    np.testing.assert_allclose(fast._run(tensor), reference._run(tensor), rtol=1e-3, atol=1e-3)
+    canvas, _ = letterbox(frame, 640)
+    np.testing.assert_allclose(fast.network(canvas), reference.network(canvas), rtol=1e-3, atol=1e-3)
     a, b = fast.detect(frame), reference.detect(frame)
     assert isinstance(a, Detections) and len(a) > 10
     assert len(a) == len(b)
@@ -79,6 +79,22 @@ def test_openvino_runs_the_network_as_onnx_runtime_does(random_model, frame):
     got = app(tensor)
     np.testing.assert_allclose(got[0, 4:], expected[0, 4:], atol=0.02)  # scores
     np.testing.assert_allclose(got[0, :4], expected[0, :4], rtol=0.02, atol=1.0)  # box centres and sizes, px
+
+
+def test_openvino_makes_the_networks_input_from_the_8_bit_frame_as_numpy_does(frame, tmp_path):
+    """The app's backend is handed the letterboxed frame (8-bit BGR) and converts it inside the
+    compiled model: a network that returns its input gives back exactly what numpy makes."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["images"], ["output0"])], "identity",
+                              [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "h", "w"])],
+                              [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 3, "h", "w"])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "identity.onnx")
+    canvas, _ = letterbox(frame, 640)
+    assert canvas.dtype == np.uint8 and canvas.shape == (384, 640, 3)
+    network = OpenVinoModel(tmp_path / "identity.onnx", precision="f32", images=True)
+    np.testing.assert_allclose(network(canvas[None]), to_tensor(canvas), rtol=1e-6, atol=1e-7)
 
 
 def test_the_apps_backend_finds_what_the_reference_finds_with_the_shipped_model():
@@ -125,7 +141,8 @@ def test_the_detector_reads_each_frame_at_its_widths_unless_told_one(random_mode
 
     def seen(detector):
         run = detector._run
-        detector._run = lambda tensor: (widths.append(tensor.shape[3]), run(tensor))[1]
+        # OpenVINO (the default backend) is handed the 8-bit frame (1, H, W, 3).
+        detector._run = lambda image: (widths.append(image.shape[2]), run(image))[1]
         return detector
 
     frame = np.zeros((1080, 1920, 3), np.uint8)
@@ -253,9 +270,9 @@ def test_the_openvino_int8_model_quantizes_the_backbone_and_neck_and_not_the_hea
 
 
 def test_the_openvino_int8_model_finds_what_the_float_export_finds(openvino_int8, random_model, frame):
-    tensor, _ = preprocess(frame, 640)
-    expected = OpenVinoModel(random_model, precision="f32")(tensor)
-    got = CardDetector(openvino_int8, backend="openvino", classifier=False)._run(tensor)
+    canvas, _ = letterbox(frame, 640)
+    expected = OpenVinoModel(random_model, precision="f32")(to_tensor(canvas))
+    got = CardDetector(openvino_int8, backend="openvino", classifier=False).network(canvas)
     assert got.shape == expected.shape
     # Boxes within a pixel or two of 640 (random weights: wider scores than a trained network's).
     assert np.median(np.abs(got[0, :4] - expected[0, :4])) < 1.0
@@ -317,9 +334,9 @@ def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_
     half = export_onnx(random_model.with_suffix(".pt"), tmp_path / "half.onnx", half=True)
     assert half.stat().st_size < 0.6 * random_model.stat().st_size
     assert (tmp_path / "half.pt").exists()  # the reference checkpoint travels with it
-    tensor, _ = preprocess(frame, 640)
-    full = CardDetector(random_model, input_width=640)._run(tensor)
-    np.testing.assert_allclose(CardDetector(half, input_width=640)._run(tensor), full, rtol=2e-2, atol=2e-2)
+    canvas, _ = letterbox(frame, 640)
+    full = CardDetector(random_model, input_width=640).network(canvas)
+    np.testing.assert_allclose(CardDetector(half, input_width=640).network(canvas), full, rtol=2e-2, atol=2e-2)
 
 
 def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame):

@@ -13,9 +13,12 @@ from PySide6.QtGui import QImage
 
 
 def to_qimage(frame_bgr: np.ndarray) -> QImage:
-    rgb = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2RGB)
-    height, width, _ = rgb.shape
-    return QImage(rgb.data, width, height, 3 * width, QImage.Format_RGB888).copy()  # own the pixels
+    """The frame as a QImage the window paints without converting it: 32-bit RGB, which in memory
+    is OpenCV's BGRA. Painting a 960×540 frame scaled took 0.6–1.0 ms from it, 2.7–2.9 ms from 24-bit
+    RGB, which Qt converts at every paint (forty-first session; 25 paints a second)."""
+    bgra = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2BGRA)
+    height, width, _ = bgra.shape
+    return QImage(bgra.data, width, height, 4 * width, QImage.Format_RGB32).copy()  # own the pixels
 
 
 #: The picture size asked of a camera: the 1080p frame the reader's speed is measured on. OpenCV's

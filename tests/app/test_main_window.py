@@ -32,6 +32,21 @@ def test_without_the_card_reader_the_app_says_so_and_stays_usable(qtbot, store, 
     assert "Not opened yet: needs 125 points to open" in w.team_panels["A"].text.text()
 
 
+def test_frames_reach_the_window_in_their_own_colours(qapp):
+    from PySide6.QtGui import QImage
+
+    from companion.app.video import to_qimage
+
+    frame = np.zeros((4, 6, 3), np.uint8)
+    frame[1, 2] = (255, 0, 0)  # OpenCV's blue
+    frame[3, 5] = (10, 120, 230)  # an orange
+    image = to_qimage(frame)
+    assert image.format() == QImage.Format_RGB32 and (image.width(), image.height()) == (6, 4)
+    assert image.pixelColor(2, 1).getRgb()[:3] == (0, 0, 255)
+    assert image.pixelColor(5, 3).getRgb()[:3] == (230, 120, 10)
+    assert image.pixelColor(0, 0).getRgb()[:3] == (0, 0, 0)
+
+
 def test_a_missing_demo_gets_a_plain_message(qtbot, store, tmp_path, monkeypatch):
     import companion.app.main_window as main_window
 

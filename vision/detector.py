@@ -127,8 +127,6 @@ class CardDetector:
             classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
-        #: ``_run`` takes the (1, H, W, 3) 8-bit BGR frame (:func:`letterbox`), not the float tensor.
-        self._takes_images = backend == "openvino"
         self.naming = naming
         #: Finds less confident than this are read once by the classifier, not again turned where it
         #: is unsure: the table reader's weak finds (:data:`vision.reading.COLUMN_SHARE`), which
@@ -181,8 +179,9 @@ class CardDetector:
 
     def network(self, canvas_bgr: np.ndarray) -> np.ndarray:
         """The network's raw output (1, 4 + classes, anchors) for a letterboxed frame (:func:`letterbox`),
-        handed to the backend as it takes it."""
-        return self._run(canvas_bgr[None] if self._takes_images else to_tensor(canvas_bgr))
+        handed to the backend as it takes it: OpenVINO the (1, H, W, 3) 8-bit frame itself, the others
+        the float tensor."""
+        return self._run(canvas_bgr[None] if self.backend == "openvino" else to_tensor(canvas_bgr))
 
 
 def classifier_runtime(backend: str) -> str:

@@ -4,6 +4,12 @@
 
 Plays the bundled demo (``datasets/demo/``), or a video given on the command line, while the card
 reader reads the newest frame on its own thread; prints frames shown and readings made per second.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/frames.py --seconds 600 --every 60
+
+plays for ten minutes and prints, each minute, the frames and readings so far, the process's memory
+and how many references Python's ``True`` and ``None`` have: a long game's check. (PySide6 6.12.0
+lost one reference to ``True`` at every signal, and the app aborted once the count reached zero.)
 """
 
 from __future__ import annotations
@@ -37,10 +43,22 @@ def generated_clip(folder: Path) -> Path:
     return path
 
 
+def progress(elapsed: float, window: MainWindow) -> str:
+    """Frames and readings so far, resident memory, and the references held to True and None."""
+    try:  # Linux's /proc; elsewhere the memory column says "?"
+        with open("/proc/self/status") as status:
+            memory = next(f"{int(line.split()[1]) // 1024} MB" for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, ValueError):
+        memory = "?"
+    return (f"{elapsed:6.0f} s  frames {window.video.frames_shown}  readings {window.readings_taken}  "
+            f"memory {memory}  refs True {sys.getrefcount(True)} None {sys.getrefcount(None)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("video", nargs="?")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--every", type=float, help="print progress, memory and reference counts this often (seconds)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp())
     video = Path(args.video) if args.video else DEMO_VIDEO if DEMO_VIDEO.exists() else generated_clip(folder)
@@ -50,9 +68,13 @@ def main() -> int:
     window.show()
     window.feed.start(str(video), loop=True)
     started = time.monotonic()
+    due = args.every
     while time.monotonic() - started < args.seconds:
         app.processEvents()
         time.sleep(0.002)
+        if due is not None and time.monotonic() - started >= due:
+            print(progress(time.monotonic() - started, window), flush=True)
+            due += args.every
     elapsed = time.monotonic() - started
     shown = window.video.frames_shown / elapsed
     read = window.readings_taken / elapsed

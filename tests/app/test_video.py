@@ -1,0 +1,44 @@
+"""The decoding thread (companion.app.video) over hundreds of frames: what a long game asks of it."""
+
+from __future__ import annotations
+
+import sys
+
+import cv2
+import numpy as np
+
+from companion.app.video import VideoFeed
+
+FRAMES = 300
+
+
+def _fast_clip(path) -> str:
+    """A small video that plays its frames 250 a second, so the feed sends hundreds in a test."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 250, (160, 120))
+    for i in range(60):
+        frame = np.full((120, 160, 3), 40, np.uint8)
+        cv2.rectangle(frame, (i, 30), (i + 40, 90), (250, 250, 250), -1)
+        writer.write(frame)
+    writer.release()
+    return str(path)
+
+
+def test_hundreds_of_frames_leave_pythons_true_and_none_alone(qtbot, tmp_path):
+    """Every frame reaches the window through a Qt signal. PySide6 6.12.0 dropped a reference to
+    Python's ``True`` at every ``Signal.emit`` (and the frame thread's emits lost references to
+    ``None`` too), so after a minute or two of video, when a count reached zero, Python aborted the
+    app ("Fatal Python error: bool_dealloc" / "none_dealloc", forty-second session); pyproject.toml
+    keeps PySide6 below 6.12. Playing 300 frames must leave both counts where they were, give or take
+    what the interpreter itself holds or lets go meanwhile."""
+    feed = VideoFeed()
+    shown = []
+    feed.frame.connect(lambda image: shown.append(image.width()))
+    before = sys.getrefcount(True), sys.getrefcount(None)
+    feed.start(_fast_clip(tmp_path / "clip.avi"), loop=True)
+    qtbot.waitUntil(lambda: len(shown) >= FRAMES, timeout=20_000)
+    feed.stop()
+    qtbot.wait(50)  # the frames queued before the stop are delivered
+    after = sys.getrefcount(True), sys.getrefcount(None)
+    assert shown[0] == 160
+    assert after[0] - before[0] > -FRAMES // 10, f"True lost {before[0] - after[0]} references over {len(shown)} frames"
+    assert after[1] - before[1] > -FRAMES // 2, f"None lost {before[1] - after[1]} references over {len(shown)} frames"

@@ -732,6 +732,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.feed.stop()  # release the camera and the decoding thread
+        self.feed.wait_for_retiring(10_000)  # a camera's read that hung: V4L2 gives up within 10 s
         self.learner.stop()
         if self.live is not None:
             self.live.stop()

@@ -65,6 +65,8 @@ class FrameWorker(QObject):
         try:
             while self._running:
                 ok, frame = capture.read()
+                if not self._running:  # stopped while the read waited: this frame is no longer wanted
+                    return
                 if not ok:
                     if self.loop and capture.set(cv2.CAP_PROP_POS_FRAMES, 0):
                         number = 0  # the demo starts its hand again
@@ -86,6 +88,11 @@ class FrameWorker(QObject):
         self._running = False  # read by run() between frames
 
 
+#: How long stopping a source waits for its thread. A webcam pulled out can hold OpenCV's read
+#: for up to 10 s (V4L2's timeout); past this the thread is left to end on its own.
+STOP_WAIT_MS = 3000
+
+
 class VideoFeed(QObject):
     """One video source at a time, on its own thread."""
 
@@ -96,6 +103,9 @@ class VideoFeed(QObject):
         super().__init__(parent)
         self._thread: QThread | None = None
         self._worker: FrameWorker | None = None
+        #: threads of sources stopped while their read hung, kept until they end: Qt aborts the app
+        #: when a thread is destroyed while it runs
+        self._retiring: list[tuple[QThread, FrameWorker]] = []
         #: given every frame as (number, BGR array) in the decoding thread, when set
         self.frame_sink = None
 
@@ -110,9 +120,26 @@ class VideoFeed(QObject):
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the source; its frames stop reaching :attr:`frame` at once, even when its thread is
+        stuck in a read (then it is kept until the read returns, see :data:`STOP_WAIT_MS`)."""
         if self._worker is None:
             return
-        self._worker.stop()
-        self._thread.quit()
-        self._thread.wait(3000)
+        thread, worker = self._thread, self._worker
         self._thread = self._worker = None
+        worker.stop()
+        worker.frame.disconnect(self.frame)
+        worker.failed.disconnect(self.failed)
+        thread.finished.connect(self._let_go)  # queued to this (the GUI) thread: runs after the append below
+        thread.quit()
+        if not thread.wait(STOP_WAIT_MS):
+            self._retiring.append((thread, worker))
+
+    @Slot()
+    def _let_go(self) -> None:
+        self._retiring = [(thread, worker) for thread, worker in self._retiring if not thread.isFinished()]
+
+    def wait_for_retiring(self, milliseconds: int) -> bool:
+        """Wait for the threads of hung sources to end (at quitting); whether they all have."""
+        ended = all(thread.wait(milliseconds) for thread, _ in self._retiring)
+        self._let_go()
+        return ended

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 
 import cv2
 import numpy as np
@@ -42,3 +43,30 @@ def test_hundreds_of_frames_leave_pythons_true_and_none_alone(qtbot, tmp_path):
     assert shown[0] == 160
     assert after[0] - before[0] > -FRAMES // 10, f"True lost {before[0] - after[0]} references over {len(shown)} frames"
     assert after[1] - before[1] > -FRAMES // 2, f"None lost {before[1] - after[1]} references over {len(shown)} frames"
+
+
+def test_a_source_that_hangs_is_let_go_without_taking_the_app_down(qtbot, tmp_path, monkeypatch):
+    """A webcam pulled out mid-game can hold OpenCV's read for seconds (V4L2 waits up to 10 s).
+    Players who pick another source meanwhile get it at once; the hung thread is kept until it
+    ends rather than destroyed while it runs, which Qt answers by aborting the app."""
+    monkeypatch.setattr("companion.app.video.STOP_WAIT_MS", 200)
+    clip = _fast_clip(tmp_path / "clip.avi")
+    hung, release = threading.Event(), threading.Event()
+
+    def hang_once(number, frame):
+        if not hung.is_set():
+            hung.set()
+            release.wait(10)
+
+    feed = VideoFeed()
+    shown = []
+    feed.frame.connect(lambda image: shown.append(image))
+    feed.frame_sink = hang_once
+    feed.start(clip)
+    assert hung.wait(5)
+    feed.start(clip)  # the players switch while the first source hangs
+    qtbot.waitUntil(lambda: len(shown) >= 20, timeout=5000)  # the new source plays
+    assert len(feed._retiring) == 1
+    release.set()  # the old source's read returns: its thread ends and is let go
+    qtbot.waitUntil(lambda: not feed._retiring, timeout=5000)
+    feed.stop()

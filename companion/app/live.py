@@ -169,6 +169,9 @@ class LiveReading(QObject):
             self.reading.emit(number, reading)
 
     def stop(self) -> None:
+        """Stop reading (the window is closing) once the reading under way ends: Qt aborts the app
+        when a thread is destroyed while it runs, and a first reading, which loads and compiles the
+        models, can take seconds on a slow machine."""
         self._worker.stop()
         self._thread.quit()
-        self._thread.wait(3000)
+        self._thread.wait(30_000)

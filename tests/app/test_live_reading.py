@@ -204,6 +204,28 @@ def test_a_reading_of_the_old_video_is_dropped_after_a_switch(qtbot):
     live.stop()
 
 
+def test_closing_during_a_long_first_reading_waits_for_it(qtbot):
+    """The first reading loads and compiles the models: seconds on a slow machine. Closing the
+    window meanwhile must wait for it; a reading thread destroyed while it runs aborts the app."""
+    import threading
+
+    from companion.app.live import LiveReading
+
+    started = threading.Event()
+
+    class FirstReadingLoadsModels:
+        def read(self, frame):
+            started.set()
+            threading.Event().wait(3.5)
+            return 0
+
+    live = LiveReading(FirstReadingLoadsModels())
+    live.offer(0, np.zeros((4, 4, 3), np.uint8))
+    assert started.wait(5)
+    live.stop()
+    assert live._thread.isFinished()
+
+
 def test_another_video_is_read_without_the_view_measured_on_the_last(qtbot):
     from companion.app.live import LiveReading
 

@@ -274,7 +274,26 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     summary = {"seed": seed, "fps": FPS, "frames": frame, "size": list(image_size), "pause": pause_frames / FPS,
                "events": events}
     (out_dir / "events.json").write_text(json.dumps(summary, indent=1))
+    write_table_setup(out_dir)
     return summary
+
+
+#: The team areas a hand video comes with, as players would set them up (``vision.team_areas``'s
+#: JSON): the app plays the bundled demo with them until the players set up their own.
+TABLE_SETUP_FILE = "table_setup.json"
+
+
+def write_table_setup(out_dir: Path) -> Path:
+    """Write ``table_setup.json`` beside a hand video: each team's area drawn around every card it
+    lays in the hand (:func:`vision.evaluate_video.team_areas`, what the video evaluations read with)."""
+    from vision.evaluate_video import team_areas  # the evaluation's own areas; it imports the reader
+    from vision.team_areas import TableSetup
+
+    with gzip.open(out_dir / "frames.jsonl.gz", "rt") as lines:
+        frames = [json.loads(line) for line in lines]
+    path = out_dir / TABLE_SETUP_FILE
+    path.write_text(json.dumps(TableSetup(areas=team_areas(frames)).to_json()) + "\n")
+    return path
 
 
 def _sensor_noise(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -1,15 +1,19 @@
 """Players set each team's area by dragging its corners on the picture; the reader uses the areas
 and they are kept for that video."""
 
+import gzip
+import json
+
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QPushButton
 
-from companion.app.main_window import MainWindow
+from companion.app.main_window import DEMO_SETUP, MainWindow
 from companion.app.settings import DEMO
 from companion.app.store import Store
 from vision.card_reader import read_table
 from vision.detections import Detections
+from vision.evaluate_video import team_areas
 from vision.team_areas import TableSetup
 
 DEMO_SIZE = (960, 540)
@@ -54,7 +58,8 @@ def drag(qtbot, widget, start: QPoint, end: QPoint):
 def test_dragging_a_corner_sets_the_area_the_reader_uses_and_it_is_kept(qtbot, tmp_path, monkeypatch):
     path = tmp_path / "s.sqlite3"
     w, reader = demo_window(qtbot, Store(path), monkeypatch)
-    assert w.table_setup.areas is None  # nothing set yet: the reader finds the middle itself
+    bundled = TableSetup.from_json(json.loads(DEMO_SETUP.read_text()))
+    assert all(np.allclose(w.table_setup.areas[team], bundled.areas[team]) for team in "AB")  # the demo's own
 
     w.set_up_action.trigger()
     assert w.video.editing and w.set_up_bar.isVisible()
@@ -83,13 +88,31 @@ def test_dragging_a_corner_sets_the_area_the_reader_uses_and_it_is_kept(qtbot, t
     qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1].areas is not None, timeout=10000)
     assert np.allclose(reader.used[-1].areas["A"][0], moved, atol=0.01)
 
-    # Reset to default: no areas any more, for the reader and in the store.
+    # Reset to default: no areas any more, for the reader and in the store, where the demo keeps
+    # "none" rather than nothing (nothing kept brings back its own areas).
     again.set_up_action.trigger()
     assert np.allclose(again.video.areas["A"][0], moved, atol=0.01)  # editing starts from the kept areas
     qtbot.mouseClick(button(again, "Reset to default"), Qt.LeftButton)
-    assert again.table_setup.areas is None and again.store.table_setup(DEMO) is None
+    assert again.table_setup.areas is None and again.store.table_setup(DEMO) == {}
     qtbot.waitUntil(lambda: reader.used[-1].areas is None, timeout=10000)
     again.close()
+    again.store.close()
+    third, reader = demo_window(qtbot, Store(path), monkeypatch)
+    assert third.table_setup.areas is None
+    third.close()
+
+
+def test_the_demo_plays_with_its_own_team_areas_drawn_around_each_teams_cards(qtbot, store, monkeypatch):
+    """Without areas the reader took the demo's discard pile for the turn card and reported it
+    drawn before the first three was laid; the demo comes with the areas its evaluation reads with."""
+    with gzip.open(DEMO_SETUP.with_name("frames.jsonl.gz"), "rt") as lines:
+        areas = team_areas([json.loads(line) for line in lines])
+    w, reader = demo_window(qtbot, store, monkeypatch)
+    assert set(w.table_setup.areas) == {"A", "B"}
+    assert all(np.allclose(w.table_setup.areas[team], areas[team], atol=0.01) for team in "AB")
+    assert w.video.areas is not None and set(w.video.areas) == {"A", "B"}  # shown on the picture
+    qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1].areas is not None, timeout=10000)
+    assert store.table_setup(DEMO) is None  # nothing kept: the bundled file is the default
 
 
 def test_a_whole_area_can_be_moved_and_cancel_keeps_the_areas_as_they_were(qtbot, store, monkeypatch):
@@ -101,7 +124,8 @@ def test_a_whole_area_can_be_moved_and_cancel_keeps_the_areas_as_they_were(qtbot
     shift = w.video.areas["B"] - before["B"]
     assert np.allclose(shift, shift[0]) and shift[0][0] > 0 and np.allclose(w.video.areas["A"], before["A"])
     qtbot.mouseClick(button(w, "Cancel"), Qt.LeftButton)
-    assert w.table_setup.areas is None and store.table_setup(DEMO) is None and w.video.areas is None
+    assert all(np.allclose(w.table_setup.areas[team], before[team]) for team in "AB")
+    assert store.table_setup(DEMO) is None and all(np.allclose(w.video.areas[team], before[team]) for team in "AB")
 
 
 def test_setting_up_needs_a_picture(qtbot, store):

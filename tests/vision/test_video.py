@@ -5,6 +5,7 @@ import json
 import random
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.handfile import score_report
@@ -100,6 +101,12 @@ def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path)
     summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180), split="test")
     truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]
     assert {card["deck"] for frame in truth for card in frame["cards"]} <= set(HELD_OUT_DECKS)
+    # the team areas it comes with, drawn around each team's cards: the ones its evaluation reads with
+    from vision.evaluate_video import team_areas
+    from vision.team_areas import TableSetup
+
+    setup = TableSetup.from_json(json.loads((tmp_path / "table_setup.json").read_text()))
+    assert all(np.allclose(setup.areas[team], polygon, atol=0.01) for team, polygon in team_areas(truth).items())
     counter = _FrameCount()
     result = evaluate_video(tmp_path, detector=counter)
     assert counter.frames == summary["frames"] and result.read_events == [] and result.truth_events

@@ -283,16 +283,29 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
 TABLE_SETUP_FILE = "table_setup.json"
 
 
-def write_table_setup(out_dir: Path) -> Path:
-    """Write ``table_setup.json`` beside a hand video: each team's area drawn around every card it
-    lays in the hand (:func:`vision.evaluate_video.team_areas`, what the video evaluations read with)."""
+def players_areas(frames: list[dict]):
+    """Each team's area as players would drag it: four corners, on the picture, around every card
+    the team lays in the hand (the smallest turned rectangle around the part of
+    :func:`vision.evaluate_video.team_areas` that the picture shows)."""
     from vision.evaluate_video import team_areas  # the evaluation's own areas; it imports the reader
     from vision.team_areas import TableSetup
 
+    width, height = frames[0]["image"]["width"], frames[0]["image"]["height"]
+    picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    areas = {}
+    for team, hull in team_areas(frames).items():
+        _, shown = cv2.intersectConvexConvex(hull.astype(np.float32), picture)
+        corners = cv2.boxPoints(cv2.minAreaRect(shown.reshape(-1, 2)))
+        areas[team] = np.clip(corners, 0, [width, height]).astype(np.float64)
+    return TableSetup(areas=areas)
+
+
+def write_table_setup(out_dir: Path) -> Path:
+    """Write ``table_setup.json`` beside a hand video: :func:`players_areas` of its frames."""
     with gzip.open(out_dir / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
     path = out_dir / TABLE_SETUP_FILE
-    path.write_text(json.dumps(TableSetup(areas=team_areas(frames)).to_json()) + "\n")
+    path.write_text(json.dumps(players_areas(frames).to_json()) + "\n")
     return path
 
 

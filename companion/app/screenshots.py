@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from .deck import TeachDialog  # noqa: E402
 from .draft import HandDraft  # noqa: E402
 from .end_of_hand import EndOfHandDialog  # noqa: E402
-from .settings import AppSettings  # noqa: E402
+from .settings import DEMO, AppSettings  # noqa: E402
 from .store import Store  # noqa: E402
 
 KINGS = "KH KS KD KC KH KS KD"
@@ -78,6 +78,8 @@ def take(out: Path) -> list[Path]:
     window.resize(1360, 860)
     window.show()
     QApplication.processEvents()  # lay the window out so the frame is scaled to the video area
+    window.playing = DEMO
+    window.use_table_setup(window._saved_setup(DEMO))  # the demo's own team areas, as the app plays it
     play_demo_until(window, DEMO_EVENTS_SHOWN)
     shots = [out / "main-window.png", out / "table-areas.png", out / "end-of-hand.png", out / "score-sheet.png",
              out / "teach-cards.png"]

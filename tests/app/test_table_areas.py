@@ -13,7 +13,7 @@ from companion.app.settings import DEMO
 from companion.app.store import Store
 from vision.card_reader import read_table
 from vision.detections import Detections
-from vision.evaluate_video import team_areas
+from vision.video import players_areas
 from vision.team_areas import TableSetup
 
 DEMO_SIZE = (960, 540)
@@ -106,10 +106,12 @@ def test_the_demo_plays_with_its_own_team_areas_drawn_around_each_teams_cards(qt
     """Without areas the reader took the demo's discard pile for the turn card and reported it
     drawn before the first three was laid; the demo comes with the areas its evaluation reads with."""
     with gzip.open(DEMO_SETUP.with_name("frames.jsonl.gz"), "rt") as lines:
-        areas = team_areas([json.loads(line) for line in lines])
+        areas = players_areas([json.loads(line) for line in lines]).areas
     w, reader = demo_window(qtbot, store, monkeypatch)
     assert set(w.table_setup.areas) == {"A", "B"}
     assert all(np.allclose(w.table_setup.areas[team], areas[team], atol=0.01) for team in "AB")
+    for polygon in w.table_setup.areas.values():  # four corners to drag, all on the picture
+        assert polygon.shape == (4, 2) and (polygon >= 0).all() and (polygon <= DEMO_SIZE).all()
     assert w.video.areas is not None and set(w.video.areas) == {"A", "B"}  # shown on the picture
     qtbot.waitUntil(lambda: bool(reader.used) and reader.used[-1].areas is not None, timeout=10000)
     assert store.table_setup(DEMO) is None  # nothing kept: the bundled file is the default

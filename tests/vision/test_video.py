@@ -101,12 +101,17 @@ def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path)
     summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180), split="test")
     truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]
     assert {card["deck"] for frame in truth for card in frame["cards"]} <= set(HELD_OUT_DECKS)
-    # the team areas it comes with, drawn around each team's cards: the ones its evaluation reads with
-    from vision.evaluate_video import team_areas
+    # the team areas it comes with: four corners on the picture around every labelled index of the team
     from vision.team_areas import TableSetup
 
     setup = TableSetup.from_json(json.loads((tmp_path / "table_setup.json").read_text()))
-    assert all(np.allclose(setup.areas[team], polygon, atol=0.01) for team, polygon in team_areas(truth).items())
+    for frame in truth:
+        for card in frame["cards"]:
+            for index in card["indexes"] if card["team"] in ("A", "B") else ():
+                if index["labelled"]:
+                    centre = np.array(index["polygon"], np.float32).mean(axis=0)
+                    area = setup.areas[card["team"]].astype(np.float32)
+                    assert area.shape == (4, 2) and cv2.pointPolygonTest(area, centre.tolist(), False) >= 0
     counter = _FrameCount()
     result = evaluate_video(tmp_path, detector=counter)
     assert counter.frames == summary["frames"] and result.read_events == [] and result.truth_events

@@ -63,10 +63,13 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: Asked of players while no team areas (nor the table's corners) are set up for the picture. Replays
 #: of the shipped detector's finds on the 40 held-out hand videos, every 3rd frame (forty-second
 #: session): 477 of their 627 plays in order with the areas drawn around each team's cards, 225
-#: without any set-up (the reader then takes the picture's lower half for team A's side).
+#: without any set-up (the reader then takes the picture's lower half for team A's side): the two
+#: filmed from team A's side (heldout seeds 30 and 31, turned 3–7°) read the same either way, those
+#: turned 29–143° lost most of their plays.
 AREAS_ADVICE = ("The team areas are not set up: press “Set up table areas” and drag each team's area over "
-                "where it lays its melds and threes. Without them the card reader has to guess whose cards are "
-                "whose, and on test videos it followed fewer than half as many plays.")
+                "where it lays its melds and threes. Until then the card reader takes the lower half of the "
+                "picture for team A's side, which only works with the camera at team A's side of the table: "
+                "on test videos filmed from elsewhere it followed fewer than half the plays.")
 
 
 def _bundled_setup() -> dict | None:

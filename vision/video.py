@@ -32,6 +32,7 @@ from vision.render import render_scene
 from vision.scene import random_style
 from vision.synth import build_scene
 from vision.table_state import TEAMS, TableState, TeamTable, random_table
+from vision.team_areas import TableSetup
 
 #: Each event is filmed as a few stills (an arm reaching in, then a clear view), each held for a
 #: third of a second at a webcam's frame rate, with fresh sensor noise in every frame.
@@ -283,18 +284,19 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
 TABLE_SETUP_FILE = "table_setup.json"
 
 
-def players_areas(frames: list[dict]):
+def players_areas(frames: list[dict]) -> TableSetup:
     """Each team's area as players would drag it: four corners, on the picture, around every card
     the team lays in the hand (the smallest turned rectangle around the part of
     :func:`vision.evaluate_video.team_areas` that the picture shows)."""
     from vision.evaluate_video import team_areas  # the evaluation's own areas; it imports the reader
-    from vision.team_areas import TableSetup
 
     width, height = frames[0]["image"]["width"], frames[0]["image"]["height"]
     picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     areas = {}
     for team, hull in team_areas(frames).items():
         _, shown = cv2.intersectConvexConvex(hull.astype(np.float32), picture)
+        if shown is None:
+            raise ValueError(f"team {team} lays no card where the picture shows it: no area to set up")
         corners = cv2.boxPoints(cv2.minAreaRect(shown.reshape(-1, 2)))
         areas[team] = np.clip(corners, 0, [width, height]).astype(np.float64)
     return TableSetup(areas=areas)

@@ -219,8 +219,8 @@ class MainWindow(QMainWindow):
         row.addLayout(words, 1)
         for label, tip, slot in (
             ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
-            ("Reset to default", "Forget the areas and the corners: the card reader finds the middle of "
-                                 "the table itself, team A nearest the camera", self.reset_set_up),
+            ("Reset to default", "Forget the areas and the corners: the card reader takes the middle of the "
+                                 "picture for the table's, team A's side the lower half", self.reset_set_up),
             ("Cancel", "Keep the areas as they were", self.cancel_set_up),
         ):
             button = QPushButton(label)
@@ -577,11 +577,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")
 
     def reset_set_up(self) -> None:
-        """Back to no areas: the reader finds the table's middle itself, team A nearest the camera."""
+        """Back to no areas: the reader takes the picture's middle for the table's, team A's side the
+        lower half (right only with the camera at team A's side: see :data:`AREAS_ADVICE`)."""
         self._set_up_shown(False)
         self.use_table_setup(TableSetup(), keep=True)
-        self.statusBar().showMessage("Team areas cleared: the card reader finds the middle of the table itself "
-                                     "(team A sits nearest the camera).")
+        self.statusBar().showMessage("Team areas cleared: the card reader takes the lower half of the picture "
+                                     "for team A's side, the upper half for team B's.")
 
     def cancel_set_up(self) -> None:
         if self.video.editing:

@@ -339,7 +339,7 @@ class Store:
         return None if row is None else json.loads(row[0])
 
     def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
-        """Keep a source's set-up; ``None`` forgets it (the reader then finds the table's middle itself)."""
+        """Keep a source's set-up; ``None`` forgets it (the reader then takes the picture's halves for the teams' sides)."""
         with self._transaction():
             if setup is None:
                 self._db.execute("DELETE FROM table_setups WHERE source = ?", (source,))

@@ -48,8 +48,10 @@ from vision.tracking import settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
-#: The demo's team areas, as ``python -m vision video`` wrote them beside it.
-DEMO_SETUP = DEMO_VIDEO.with_name("table_setup.json")
+#: The team areas a video comes with, in a file beside it (``python -m vision video`` writes one
+#: beside each hand video it films, the bundled demo's included).
+SETUP_BESIDE = "table_setup.json"
+DEMO_SETUP = DEMO_VIDEO.with_name(SETUP_BESIDE)
 #: The video menu's last entry: ask the players for a file.
 OPEN_FILE = "open"
 #: The corners read last whose heights are pooled to judge how large the camera sees them (a few
@@ -72,11 +74,11 @@ AREAS_ADVICE = ("The team areas are not set up: press “Set up table areas” a
                 "on test videos filmed from elsewhere it followed fewer than half the plays.")
 
 
-def _bundled_setup() -> dict | None:
-    """The demo's own team areas (:data:`DEMO_SETUP`), or ``None`` when they are missing or unreadable
-    (the demo then plays without areas, as any video does before players set them up)."""
+def setup_beside(video: Path) -> dict | None:
+    """The team areas a video file comes with (:data:`SETUP_BESIDE` beside it), or ``None`` when it
+    has none, or they can't be read (the video then plays without areas until players set them up)."""
     try:
-        loaded = json.loads(DEMO_SETUP.read_text())
+        loaded = json.loads(video.with_name(SETUP_BESIDE).read_text())
     except (OSError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
@@ -521,13 +523,14 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------------------- the team areas
     def _saved_setup(self, key: str | None) -> TableSetup:
-        """The team areas kept for this video; the demo's own (``datasets/demo/table_setup.json``,
-        drawn around each team's cards) until players set up others: without them the reader took
-        the demo's discard pile for the turn card and reported it drawn before the first three
-        (10–11 of the hand's 15 events in order, against 12 with them; forty-second session)."""
+        """The team areas kept for this video; else those it comes with (:func:`setup_beside`: the
+        demo's ``datasets/demo/table_setup.json``, four corners around each team's cards). Without
+        them the reader took the demo's discard pile for the turn card and reported it drawn before
+        the first three (10–11 of the hand's 15 events in order, against 12 with them; forty-second
+        session)."""
         saved = self.store.table_setup(key) if key is not None else None
-        if saved is None and key == DEMO:
-            saved = _bundled_setup()
+        if saved is None:
+            saved = self._setup_beside(key)
         if saved is None:
             return TableSetup()
         try:
@@ -536,13 +539,21 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"The team areas kept for this video can't be used ({error}); set them up again.")
             return TableSetup()
 
+    @staticmethod
+    def _setup_beside(key: str | None) -> dict | None:
+        """The team areas the video a source key plays comes with (the demo's, or a file's: its
+        own path is its key); ``None`` for a camera, or a video without them."""
+        video = DEMO_VIDEO if key == DEMO else Path(key) if key not in (None, VIDEO_FILE) else None
+        return setup_beside(video) if video is not None and video.is_file() else None
+
     def use_table_setup(self, setup: TableSetup, keep: bool = False) -> None:
         """Read the table with these team areas from now on; ``keep`` saves them for this video."""
         self.table_setup = setup
         if keep and self.playing is not None:
             chosen = setup.areas is not None or setup.perspective is not None
-            # The demo's "none" is kept as such: forgetting it would bring back its own areas.
-            self.store.save_table_setup(self.playing, setup.to_json() if chosen or self.playing == DEMO else None)
+            # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
+            comes_with = self._setup_beside(self.playing) is not None
+            self.store.save_table_setup(self.playing, setup.to_json() if chosen or comes_with else None)
         if self.live is not None:
             self.live.use_setup(setup)
         self.video.show_areas(set_outlines(setup))

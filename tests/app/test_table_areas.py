@@ -169,3 +169,30 @@ def test_the_tables_corners_give_the_reader_a_top_down_view_and_are_kept(qtbot, 
     qtbot.mouseClick(button(again, "Done"), Qt.LeftButton)
     assert again.table_setup.perspective is None and again.table_setup.areas is not None
     again.close()
+
+
+def test_a_video_file_plays_with_the_areas_beside_it_until_players_set_their_own(qtbot, store, monkeypatch, tmp_path):
+    """``python -m vision video`` writes ``table_setup.json`` beside each hand video: opened in the
+    app, the video is read with those areas, as its evaluation reads it."""
+    import cv2
+
+    video = tmp_path / "hand.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 25, DEMO_SIZE)
+    for _ in range(5):
+        writer.write(np.full((DEMO_SIZE[1], DEMO_SIZE[0], 3), 60, np.uint8))
+    writer.release()
+    beside = {"areas": {"A": [[0, 300], [960, 300], [960, 540], [0, 540]], "B": [[0, 0], [960, 0], [960, 240], [0, 240]]}}
+    (tmp_path / "table_setup.json").write_text(json.dumps(beside))
+    w, reader = demo_window(qtbot, store, monkeypatch)
+    w._play(str(video), str(video))
+    assert np.allclose(w.table_setup.areas["A"], beside["areas"]["A"]) and store.table_setup(str(video)) is None
+    w.reset_set_up()  # the players want none: kept as such, or the file's areas would come back
+    assert w.table_setup.areas is None and store.table_setup(str(video)) == {}
+    w._play(str(video), str(video))
+    assert w.table_setup.areas is None
+    (tmp_path / "table_setup.json").write_text("{not json")  # a damaged file beside another video
+    other = tmp_path / "other.mp4"
+    other.write_bytes(video.read_bytes())
+    w._play(str(other), str(other))
+    assert w.table_setup.areas is None  # read without areas, no error
+    w.close()

@@ -28,6 +28,10 @@ TEAMS = ("A", "B")
 MIDDLE = "-"
 #: Side of the square the table rectangle becomes in the top-down view, in view units.
 TOP_DOWN_SIDE = 1000.0
+#: The file beside a video that holds the team areas it comes with (:meth:`TableSetup.save`'s JSON):
+#: ``python -m vision video`` writes one beside each hand video, and the app plays the video with it
+#: until players set up their own.
+TABLE_SETUP_FILE = "table_setup.json"
 
 
 class TableSetupError(ValueError):

@@ -32,7 +32,7 @@ from vision.render import render_scene
 from vision.scene import random_style
 from vision.synth import build_scene
 from vision.table_state import TEAMS, TableState, TeamTable, random_table
-from vision.team_areas import TableSetup
+from vision.team_areas import TABLE_SETUP_FILE, TableSetup
 
 #: Each event is filmed as a few stills (an arm reaching in, then a clear view), each held for a
 #: third of a second at a webcam's frame rate, with fresh sensor noise in every frame.
@@ -279,11 +279,6 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     return summary
 
 
-#: The team areas a hand video comes with, as players would set them up (``vision.team_areas``'s
-#: JSON): the app plays the bundled demo with them until the players set up their own.
-TABLE_SETUP_FILE = "table_setup.json"
-
-
 def players_areas(frames: list[dict]) -> TableSetup:
     """Each team's area as players would drag it: four corners, on the picture, around every card
     the team lays in the hand (the smallest turned rectangle around the part of
@@ -303,11 +298,12 @@ def players_areas(frames: list[dict]) -> TableSetup:
 
 
 def write_table_setup(out_dir: Path) -> Path:
-    """Write ``table_setup.json`` beside a hand video: :func:`players_areas` of its frames."""
+    """Write :data:`~vision.team_areas.TABLE_SETUP_FILE` beside a hand video: :func:`players_areas` of
+    its frames."""
     with gzip.open(out_dir / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
     path = out_dir / TABLE_SETUP_FILE
-    path.write_text(json.dumps(players_areas(frames).to_json()) + "\n")
+    players_areas(frames).save(path)
     return path
 
 

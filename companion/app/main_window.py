@@ -43,15 +43,13 @@ from .words import as_title
 
 from vision.deck_learning import learnt_classifier
 from vision.reading import SURE
-from vision.team_areas import TableSetup, TableSetupError
+from vision.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
 from vision.tracking import settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
 DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
-#: The team areas a video comes with, in a file beside it (``python -m vision video`` writes one
-#: beside each hand video it films, the bundled demo's included).
-SETUP_BESIDE = "table_setup.json"
-DEMO_SETUP = DEMO_VIDEO.with_name(SETUP_BESIDE)
+#: The demo's team areas, as ``python -m vision video`` wrote them beside it.
+DEMO_SETUP = DEMO_VIDEO.with_name(TABLE_SETUP_FILE)
 #: The video menu's last entry: ask the players for a file.
 OPEN_FILE = "open"
 #: The corners read last whose heights are pooled to judge how large the camera sees them (a few
@@ -75,10 +73,11 @@ AREAS_ADVICE = ("The team areas are not set up: press “Set up table areas” a
 
 
 def setup_beside(video: Path) -> dict | None:
-    """The team areas a video file comes with (:data:`SETUP_BESIDE` beside it), or ``None`` when it
-    has none, or they can't be read (the video then plays without areas until players set them up)."""
+    """The team areas a video file comes with (:data:`~vision.team_areas.TABLE_SETUP_FILE` beside it),
+    or ``None`` when it has none, or they can't be read (the video then plays without areas until
+    players set them up)."""
     try:
-        loaded = json.loads(video.with_name(SETUP_BESIDE).read_text())
+        loaded = json.loads(video.with_name(TABLE_SETUP_FILE).read_text())
     except (OSError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detections import Detections
+from vision.facing import TableFacing, TableTurn
 from vision.focus import index_sharpness
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, one_find_per_index, see_cards
@@ -33,10 +34,16 @@ class CardReader:
     the project's trained :class:`vision.detector.CardDetector`. ``setup`` holds the table's team
     areas and perspective, if the players set them."""
 
-    def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None):
+    def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None, facing=None):
+        """``facing``: a :class:`~vision.facing.FacingReader` that finds the table's middle and turn
+        while the set-up has neither team areas nor a perspective; by default the shipped one with the
+        trained detector, none with a detector given."""
         self.detector = detector if detector is not None else _trained_detector(weights)
         self.setup = setup or TableSetup()
-        self._memory: tuple[TableSetup, tuple[int, int], ViewMemory] | None = None
+        self.facing = facing if facing is not None or detector is not None else _shipped_facing()
+        self._table_facing = TableFacing()
+        #: (set-up, table turn, frame size, the view measured with them)
+        self._memory: tuple[TableSetup, TableTurn | None, tuple[int, int], ViewMemory] | None = None
         #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
         #: with its own cut-off, until a threshold is set).
         self._threshold: float | None = None
@@ -63,42 +70,62 @@ class CardReader:
         counts (:func:`~vision.physical_cards.one_find_per_index`)."""
         height, width = frame_bgr.shape[:2]
         found = one_find_per_index(self.detector.detect(frame_bgr))
-        sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
+        sure = found.xyxy[found.confidence >= (self._threshold or 0.0)]
+        sharpness = index_sharpness(frame_bgr, sure)
+        if self._facing_in_use:
+            self._table_facing.add(sure, *self.facing.facing(frame_bgr, sure))
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
+
+    @property
+    def table_turn(self) -> TableTurn | None:
+        """The table's middle and turn the cards' facing gave, while it is in use (no set-up)."""
+        return self._table_facing.turn if self._facing_in_use else None
+
+    @property
+    def _facing_in_use(self) -> bool:
+        return self.facing is not None and self.setup.areas is None and self.setup.perspective is None
 
     def new_view(self) -> None:
         """Forget the view measured so far: the next frame is of another video, or a photo."""
         self._memory = None
+        self._table_facing = TableFacing()
 
     def new_hand(self) -> None:
         """Forget the last hand's turn card; the view measured so far still serves (one camera)."""
         if self._memory is not None:
-            self._memory[2].new_hand()
+            self._memory[3].new_hand()
 
     def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
         """Successive frames are taken as one video's: the view measured on a frame that shows
-        enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up
-        or the frame size changes."""
-        if self._memory is None or self._memory[0] is not self.setup or self._memory[1] != image_size:
-            self._memory = (self.setup, image_size, ViewMemory())
-        return read_table(detections, image_size, self.setup, self._memory[2], self._threshold or 0.0)
+        enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up,
+        the table's turn by the cards' facing or the frame size changes."""
+        turn = self.table_turn
+        if (self._memory is None or self._memory[0] is not self.setup or self._memory[1] is not turn
+                or self._memory[2] != image_size):
+            self._memory = (self.setup, turn, image_size, ViewMemory())
+        return read_table(detections, image_size, self.setup, self._memory[3], self._threshold or 0.0, turn)
 
 
 def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,
-               memory: ViewMemory | None = None, threshold: float = 0.0) -> TableReading:
+               memory: ViewMemory | None = None, threshold: float = 0.0, turn: TableTurn | None = None) -> TableReading:
     """The table a frame's corner-index detections show (``memory``: the view as measured in the
     same video's earlier frames, see :class:`ViewMemory`). Finds under ``threshold`` are weak: they
     only continue meld columns (:data:`vision.reading.COLUMN_SHARE`). An index found twice, one box
-    inside the other, counts once (:func:`~vision.physical_cards.one_find_per_index`)."""
-    frame = TableFrame(setup or TableSetup(), image_size)
+    inside the other, counts once (:func:`~vision.physical_cards.one_find_per_index`). ``turn``: the
+    table's middle and turn by the cards' facing (:mod:`vision.facing`), for a table not set up."""
+    frame = TableFrame(setup or TableSetup(), image_size, turn)
     detections = one_find_per_index(detections)
     reading = group_cards(see_cards(detections, frame, memory, threshold), image_size, frame.has_areas)
     if memory is not None and reading.turn_card is not None:
         memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
     sure = detections.xyxy[detections.confidence >= threshold]
     heights = sure[:, 3] - sure[:, 1]
-    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights))
+    sides = None
+    if turn is not None and not frame.set_up:
+        sides = {team: tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline)
+                 for team, outline in frame.area_outlines(image_size).items()}
+    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights), team_sides=sides)
 
 
 def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:
@@ -109,6 +136,21 @@ def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:
         detector.conf = threshold * share
     if hasattr(detector, "reread_from"):
         detector.reread_from = threshold
+
+
+def _shipped_facing():
+    """The shipped facing network (:data:`~vision.facing.DEFAULT_FACING_WEIGHTS`); ``None`` where the
+    file is missing (the reader then takes the picture's lower half for team A)."""
+    from vision.facing import DEFAULT_FACING_WEIGHTS, FacingReader
+    from vision.weights import WeightsError
+
+    if not DEFAULT_FACING_WEIGHTS.is_file():
+        return None
+    try:
+        return FacingReader(DEFAULT_FACING_WEIGHTS)
+    except WeightsError as error:
+        raise DetectorMissing(f"the facing network {DEFAULT_FACING_WEIGHTS} cannot be loaded ({error}); "
+                              "rebuild it: python -m vision facing (see models/MODEL_CARD.md)") from None
 
 
 def _trained_detector(weights: Path | None):

@@ -3,6 +3,7 @@
     tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
     classifier  train the two-stage design's index-crop classifier and score it on held-out decks
     recalibrate  measure the classifier's batch-norm statistics again on the crops the reader feeds it
+    facing    train the network that tells which way each index points (vision.facing), score it on held-out decks
     train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
     export    write the ONNX model the fast backend runs
     evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
@@ -92,6 +93,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                  "there when DIR has them (saves their making: minutes to half an hour)")
     classifier.set_defaults(run=_run_classifier)
 
+    facing = commands.add_parser("facing", help="train the network that tells which way each card index points")
+    facing.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder (its train split)")
+    facing.add_argument("--test-scenes", type=Path, default=Path("datasets/generated/scenes720d"),
+                        help="scored on this folder's test split, the held-out decks (default %(default)s)")
+    facing.add_argument("--out", type=Path, required=True, help="the save (.pt); its ONNX export is written beside it")
+    facing.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget (default %(default)s)")
+    facing.add_argument("--init", type=Path, default=None, help="continue this save (a run cut off: its --out)")
+    facing.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default %(default)s)")
+    facing.add_argument("--seed", type=int, default=0)
+    facing.add_argument("--threads", type=int, default=2)
+    facing.set_defaults(run=_run_facing)
+
     recalibrate = commands.add_parser("recalibrate", help="measure the index classifier's batch-norm statistics "
                                       "again on the detector's finds in training scenes (no labels used)")
     recalibrate.add_argument("--classifier", type=Path, required=True, metavar="PT", help="the classifier save")
@@ -172,6 +185,24 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
             "--device", args.device] + (["--hours", str(args.hours)] if args.hours else [])
     argv += ["--lr0", str(args.lr0)] if args.lr0 else []
     return argv + ["--single-class"] * args.single_class + ["--resume"] * args.resume + ["--bf16"] * args.bf16
+
+
+def _run_facing(args: argparse.Namespace) -> int:
+    import torch
+
+    from vision import facing, index_net
+
+    torch.set_num_threads(args.threads)
+    contexts, ups = facing.facing_contexts(args.scenes, "train")
+    print(f"{len(contexts)} index contexts from {args.scenes}", flush=True)
+    summary = index_net.train_facing(contexts, ups, args.out, args.minutes, seed=args.seed, init=args.init,
+                                     lr=args.lr, log=lambda line: print(line, flush=True))
+    reader = facing.FacingReader(index_net.export_onnx(args.out))
+    within = facing.facing_accuracy(reader, args.test_scenes)
+    print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks "
+          f"({args.test_scenes}, test): " + ", ".join(f"{share:.3f} within {deg}°" for deg, share in within.items())
+          + f"; weights in {args.out} and {args.out.with_suffix('.onnx')}")
+    return 0
 
 
 def _run_classifier(args: argparse.Namespace) -> int:

@@ -21,7 +21,8 @@ import numpy as np
 
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth, noisy, Noise
-from vision.physical_cards import ViewMemory
+from vision.facing import TableFacing
+from vision.physical_cards import ViewMemory, one_find_per_index
 from vision.team_areas import TEAMS, TableSetup
 from vision.tracking import TableTracker, meld_key
 
@@ -111,20 +112,24 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
                    detector=None, every: int = 1, wait_frames: int | None = None,
-                   threshold: float = 0.0) -> VideoResult:
+                   threshold: float = 0.0, areas: bool = True, facing=None) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
     tracker waiting ``wait_frames`` (:attr:`~vision.tracking.TableTracker.wait_frames`). Finds under
     ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`), as the app's
-    reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it."""
+    reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it. ``areas=False`` reads
+    the video as a table nobody set up: without team areas, and with ``facing`` (a
+    :class:`~vision.facing.FacingReader`) taking the table's middle and turn from which way the cards
+    point, as the app's reader does (:class:`~vision.facing.TableFacing`)."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
-    setup = TableSetup(areas=team_areas(frames))
+    setup = TableSetup(areas=team_areas(frames)) if areas else TableSetup()
+    table_facing = TableFacing() if facing is not None and not areas else None
     rng = np.random.default_rng(seed)
     tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
-    memory = ViewMemory()
+    memory, memory_turn = ViewMemory(), None
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
     reported_drawn, taken_back = None, 0
     for number, truth in enumerate(frames):
@@ -134,8 +139,14 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        events = tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]), setup,
-                                           memory, threshold), frame=number)
+        if table_facing is not None:
+            sure = one_find_per_index(detections)
+            sure = sure[np.flatnonzero(sure.confidence >= threshold)]
+            table_facing.add(sure.xyxy, *facing.facing(picture, sure.xyxy))
+            if table_facing.turn is not memory_turn:  # as the app's reader: a new turn, a new view
+                memory, memory_turn = ViewMemory(), table_facing.turn
+        events = tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]),
+                                           setup, memory, threshold, memory_turn), frame=number)
         if any(event.kind == "turn_card_back" for event in events):
             reported_drawn, taken_back = None, taken_back + 1
         if reported_drawn is None and any(event.kind == "turn_card_taken" for event in events):

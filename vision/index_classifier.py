@@ -171,6 +171,12 @@ def augment(context: np.ndarray, rng: np.random.Generator, turn: float = TRAIN_T
     matrix = cv2.getRotationMatrix2D(tuple(centre), angle, zoom)
     matrix[:, 2] += CROP / 2 - centre
     crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    return recolour(crop, rng, fade)
+
+
+def recolour(crop: np.ndarray, rng: np.random.Generator, fade: float = 0.0) -> np.ndarray:
+    """A float crop as another camera and light would show it (uint8): with probability ``fade`` its
+    ink faded towards white, then white balance, exposure, blur, sensor noise, now and then grey."""
     if fade and rng.random() < fade:  # (no draw when off: the crops of earlier runs, seed for seed)
         crop += (255 - crop) * rng.uniform(0.15, 0.5)
     crop = crop * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)  # white balance and exposure

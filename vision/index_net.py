@@ -176,6 +176,53 @@ def recalibrate_batch_norm(weights: Path, crops_bgr: np.ndarray, out: Path, shar
     return summary
 
 
+def train_facing(contexts: np.ndarray, ups: np.ndarray, out: Path, minutes: float, batch: int = 256,
+                 seed: int = 0, log=print, init: Path | None = None, width: int = 16,
+                 save_every: float = 5.0, lr: float = 3e-3) -> dict:
+    """Train the facing network (:mod:`vision.facing`: which way an index's top points, one of
+    :data:`~vision.facing.BINS` directions) for a wall-clock budget on contexts turned every way
+    (:func:`~vision.facing.augment_facing`); saves like :func:`train_classifier` every ``save_every``
+    minutes and at the end, and a run cut off continues from its last save with ``init``."""
+    from vision.facing import BINS, augment_facing
+
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    before = {"crops_seen": 0, "minutes": 0.0}
+    model = IndexNet(classes=BINS, width=width)
+    if init:
+        before = torch.load(init, map_location="cpu", weights_only=True)
+        model = IndexNet(classes=BINS, width=before.get("width", width))
+        model.load_state_dict(before["state"])
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
+
+    def save() -> dict:
+        summary = {"state": {name: t.contiguous() for name, t in model.state_dict().items()}, "width": model.width,
+                   "classes": BINS, "crops_seen": before["crops_seen"] + seen,
+                   "minutes": before["minutes"] + (time.monotonic() - started) / 60}
+        _save(summary, out)
+        return summary
+
+    model.train()
+    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
+        for group in optimiser.param_groups:
+            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
+        pick = rng.integers(0, len(contexts), batch)
+        crops, labels = zip(*(augment_facing(contexts[i], ups[i], rng) for i in pick))
+        loss = loss_fn(model(to_tensor(np.stack(crops))), torch.tensor(labels))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        seen, step = seen + batch, step + 1
+        if step % 50 == 0:
+            log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
+        if time.monotonic() - saved > save_every * 60:
+            save()
+            saved = time.monotonic()
+    return save()
+
+
 def _save(summary: dict, out: Path) -> None:
     """Write a classifier save whole: beside ``out`` first, then renamed over it, so a kill mid-write
     leaves the previous save as it was."""

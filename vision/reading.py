@@ -126,6 +126,10 @@ class TableReading:
     #: How sharp the camera shows each corner it could judge (:func:`vision.focus.index_sharpness`):
     #: the app asks players to focus the camera while the corners look blurred.
     index_sharpness: tuple[float, ...] = ()
+    #: Each team's side of the picture as the reader took it when nobody set the table up and the
+    #: cards' facing showed where the teams sit (:mod:`vision.facing`): polygons in image pixels, for
+    #: the app to outline; ``None`` otherwise.
+    team_sides: dict[str, tuple[tuple[float, float], ...]] | None = None
 
     def cards(self) -> list[ReadCard]:
         """Every card read, team A's then team B's, then the middle of the table."""

@@ -94,7 +94,11 @@ class TableFrame:
     area lies below team B's; otherwise the image itself, centred.
     """
 
-    def __init__(self, setup: TableSetup, image_size: tuple[int, int]):
+    def __init__(self, setup: TableSetup, image_size: tuple[int, int], turn=None):
+        """``turn`` (a :class:`~vision.facing.TableTurn`, used only without areas or perspective):
+        the table's middle and turn as the cards' facing shows them; the frame then turns the picture
+        about that middle so team A's side is below it. Without it the frame is the picture as it is,
+        centred."""
         self.setup = setup
         width, height = image_size
         if setup.perspective is not None:
@@ -103,6 +107,8 @@ class TableFrame:
             centre, angle = np.array([width / 2, height / 2]), 0.0
             if setup.areas is not None:
                 centre, angle = _middle_of(setup.areas["A"], setup.areas["B"])
+            elif turn is not None:
+                centre, angle = np.asarray(turn.centre, np.float64), turn.turn
             cos, sin = np.cos(angle), np.sin(angle)
             rotate = np.array([[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]])
             self.homography = rotate @ np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
@@ -140,7 +146,8 @@ class TableFrame:
 
     def area_outlines(self, image_size: tuple[int, int]) -> dict[str, np.ndarray]:
         """Each team's area as an image polygon, to draw: the set areas, or the two halves (of the
-        table's top-down view when the perspective is set, else of the frame)."""
+        table's top-down view when the perspective is set, else of the frame: the picture's own, or
+        those of the picture turned as the cards face, clipped to the picture)."""
         if self.setup.areas is not None:
             return dict(self.setup.areas)
         if self.setup.perspective is not None:
@@ -148,8 +155,12 @@ class TableFrame:
             return {"B": self.to_image(np.array([[-half, -half], [half, -half], [half, 0], [-half, 0]])),
                     "A": self.to_image(np.array([[-half, 0], [half, 0], [half, half], [-half, half]]))}
         width, height = image_size
-        return {"B": np.array([[0, 0], [width, 0], [width, height / 2], [0, height / 2]]),
-                "A": np.array([[0, height / 2], [width, height / 2], [width, height], [0, height]])}
+        reach = 2 * float(np.hypot(width, height))
+        picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+        halves = {"B": [[-reach, -reach], [reach, -reach], [reach, 0], [-reach, 0]],
+                  "A": [[-reach, 0], [reach, 0], [reach, reach], [-reach, reach]]}
+        return {team: cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))[1]
+                .reshape(-1, 2).astype(np.float64) for team, half in halves.items()}
 
 
 def _points(value, where: str, count: int, exactly: bool = False, width: int = 2) -> np.ndarray:

@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.video = VideoView()
         self.playing: str | None = None  #: the video playing: a camera's id, "demo" or a file's path
         self.table_setup = TableSetup()  #: the team areas the reader uses on that video
+        self.sides_shown = None  #: the sides the reader took without a set-up, as outlined (see _show_sides_taken)
         self.set_up_bar = self._set_up_bar()
         self.feed = VideoFeed(self)
         self.feed.frame.connect(self._on_frame)
@@ -548,6 +549,7 @@ class MainWindow(QMainWindow):
     def use_table_setup(self, setup: TableSetup, keep: bool = False) -> None:
         """Read the table with these team areas from now on; ``keep`` saves them for this video."""
         self.table_setup = setup
+        self.sides_shown = None
         if keep and self.playing is not None:
             chosen = setup.areas is not None or setup.perspective is not None
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
@@ -720,6 +722,7 @@ class MainWindow(QMainWindow):
         self.last_reading = reading
         self.meld_outlines = self._meld_outlines(reading)
         self.readings_taken += 1
+        self._show_sides_taken(reading)
         self._judge_corners(reading)
         events = self.tracker.update(reading, frame=frame_number)
         broken = [v for event in events for v in event.violations]
@@ -728,6 +731,15 @@ class MainWindow(QMainWindow):
         self._save_hand()
         if events:
             self.refresh_table()
+
+    def _show_sides_taken(self, reading) -> None:
+        """Without a set-up, outline each team's side as the reader took it from which way the cards
+        face (:mod:`vision.facing`), so players see which side it counts as team A's."""
+        if (reading.team_sides is None or self.video.editing or self.table_setup.areas is not None
+                or self.table_setup.perspective is not None or reading.team_sides == self.sides_shown):
+            return
+        self.sides_shown = reading.team_sides
+        self.video.show_areas(reading.team_sides)
 
     def _judge_corners(self, reading) -> None:
         """Ask players to bring the camera closer while the corners it reads lately are small, and to

@@ -382,3 +382,27 @@ def test_the_app_asks_for_the_team_areas_until_they_are_set_up(qtbot, store):
     window._play(DEMO, None)  # the demo comes with its areas
     window.on_reading(0, readings[2])
     assert window.camera_advice.isHidden()
+
+
+def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, store):
+    """A table nobody set up, its cards showing team A's side on the right (the reader's turn from
+    the cards' facing, vision.facing): the picture outlines each team's side as read, until players
+    set their own areas."""
+    from vision.facing import TableTurn
+
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    frames = demo_truth()
+    size = (frames[-1]["image"]["width"], frames[-1]["image"]["height"])
+    turn = TableTurn(np.array([size[0] / 2, size[1] / 2]), np.array([-1.0, 0.0]), 1.0, 40)  # B on the left
+    reading = read_table(detections_from_truth(frames[-1]), size, TableSetup(), None, 0.0, turn)
+    window._play("0", None)
+    window.on_reading(0, reading)
+    shown = window.video.areas
+    assert set(shown) == {"A", "B"}
+    assert shown["A"][:, 0].min() >= size[0] / 2 - 1 and shown["B"][:, 0].max() <= size[0] / 2 + 1
+    assert shown["A"][:, 1].min() <= 1 and shown["A"][:, 1].max() >= size[1] - 1  # top to bottom of the picture
+    areas = team_areas(frames)
+    window.use_table_setup(TableSetup(areas=areas), keep=True)  # the players drag their own
+    window.on_reading(1, reading)
+    assert np.allclose(window.video.areas["A"], areas["A"])

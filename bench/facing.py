@@ -1,0 +1,61 @@
+"""What finding the table's turn from the cards' facing costs the card reader (``vision.facing``).
+
+    python bench/facing.py [--repeats 20] [--seed 3]
+
+On the 1920×1080 synthetic frame of ``bench/bench_detector.py`` (held-out decks), measured in one
+run, taken in turn: the shipped reader's ``CardReader.read`` with no set-up (the facing network reads
+every sure find), the same with the facing network off, and the facing network alone on the frame's
+sure finds. Prints median milliseconds and the share the facing adds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_detector import synthetic_frame  # noqa: E402
+from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
+from vision.card_reader import CardReader  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    args = parser.parse_args()
+    frame = synthetic_frame(args.atlas, args.seed)
+    with_facing = CardReader()
+    if with_facing.facing is None:
+        print("no facing network (models/facing.onnx): nothing to measure")
+        return 1
+    without = CardReader(detector=with_facing.detector)  # a detector given: no facing network
+    without.threshold = with_facing.threshold
+    found = with_facing.detector.detect(frame)
+    sure = found.xyxy[found.confidence >= with_facing.threshold]
+    runs = {"read, facing on": lambda: with_facing.read(frame), "read, facing off": lambda: without.read(frame),
+            f"facing alone ({len(sure)} sure finds)": lambda: with_facing.facing.facing(frame, sure)}
+    for run in runs.values():  # warm up: models load and compile
+        run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):
+        for name, run in runs.items():  # in turn, so a busy moment of the machine hits all alike
+            start = time.perf_counter()
+            run()
+            times[name].append((time.perf_counter() - start) * 1000)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    print("| run | median ms |\n|---|---|")
+    for name, value in medians.items():
+        print(f"| {name} | {value:.1f} |")
+    on, off = medians["read, facing on"], medians["read, facing off"]
+    print(f"\nfacing adds {on - off:.1f} ms a reading ({on / off - 1:+.1%}), {args.repeats} repeats")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

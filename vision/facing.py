@@ -1,0 +1,249 @@
+"""Which way each card faces, and from that where the two teams sit, with no set-up.
+
+Players lay their melds, threes and discards the right way up for themselves: a card's top points
+away from the partners who laid it, across the table towards the other team (the synthetic tables
+lay them so: :func:`vision.scene.lay_out` turns team B's side half round). Without team areas the
+reader used to take the picture's lower half for team A, which only holds with the camera at team
+A's side. Each index it finds here tells which way its card's top points; over the table those
+directions fall in two opposite bunches, one per team, and their axis is the line from one team to
+the other.
+
+* :class:`FacingReader` names, for each find, the direction its index's top points in the picture
+  (a small :class:`~vision.index_net.IndexNet` of :data:`BINS` direction classes, trained by
+  :func:`vision.index_net.train_facing` on index contexts of the training decks' scenes).
+* :func:`table_turn` turns those directions, with where the finds lie, into a :class:`TableTurn`:
+  the table's middle and the turn that puts team A's side below it. :class:`~vision.team_areas.TableFrame`
+  turns the picture so, and the reader then reads it as it reads a camera at team A's side (the
+  middle line the sparsest row, each side's meld columns straightened).
+* :class:`TableFacing` gathers the finds of many readings (the table fills as the hand goes on) and
+  gives the turn once enough cards agree.
+
+Which of the two teams is A is a convention when nobody set the areas up: the team whose side is
+nearer the bottom of the picture (as before, the side nearer the camera).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.index_classifier import CROP, WINDOW, window_crops
+
+#: Direction classes the facing network tells apart: the index's top points into one of 24 sectors
+#: of 15°, the first centred on the picture's +x axis, counted towards +y (the picture's down).
+BINS = 24
+#: The stored context around each index for training: three reading windows wide, so a crop turned
+#: any way never reaches the context's edge.
+FACING_CONTEXT = 96
+FACING_CONTEXT_WINDOW = 3 * WINDOW
+#: The window the facing network reads each find through (times its box's longer side), as the
+#: classifier's first reading window.
+FACING_WINDOW = 1.15
+#: The shipped facing network.
+DEFAULT_FACING_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "facing.onnx"
+
+
+def bin_angles() -> np.ndarray:
+    """The direction of each class, radians in picture coordinates (y down)."""
+    return np.arange(BINS) * (2 * np.pi / BINS)
+
+
+def direction_bin(up: np.ndarray) -> np.ndarray:
+    """The class of each (n, 2) direction in picture coordinates."""
+    angle = np.arctan2(up[..., 1], up[..., 0])
+    return np.round(angle / (2 * np.pi / BINS)).astype(int) % BINS
+
+
+def facing_contexts(scenes: Path, split: str = "train", limit: int | None = None,
+                    min_height: float = 8.0) -> tuple[np.ndarray, np.ndarray]:
+    """Training contexts (n, FACING_CONTEXT, FACING_CONTEXT, 3) around every index at least half
+    visible and ``min_height`` pixels tall in a dataset's scenes, and the unit direction (n, 2) its
+    top points in the picture: the card's top (its first corner less its fourth) for an index in a
+    top corner, the card's bottom for one in a bottom corner (printed the other way up)."""
+    import json
+
+    contexts, ups = [], []
+    paths = sorted((Path(scenes) / "images" / split).glob("*.json"))[:limit]
+    for path in paths:
+        boxes, directions = labelled_directions(json.loads(path.read_text()), min_height)
+        if not boxes:
+            continue
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        if image is None:
+            continue
+        contexts.append(window_crops(image, np.array(boxes), FACING_CONTEXT, FACING_CONTEXT_WINDOW))
+        ups.append(np.array(directions))
+    if not contexts:
+        return np.empty((0, FACING_CONTEXT, FACING_CONTEXT, 3), np.uint8), np.empty((0, 2))
+    return np.concatenate(contexts), np.concatenate(ups)
+
+
+def labelled_directions(truth: dict, min_height: float = 8.0) -> tuple[list, list]:
+    """The boxes of a scene's indexes at least half visible and ``min_height`` tall, and the unit
+    direction each one's top points."""
+    boxes, directions = [], []
+    for card in truth["cards"]:
+        if not card.get("corners") or not card.get("indexes"):
+            continue
+        corners = np.asarray(card["corners"], float)
+        top = corners[0] - corners[3]
+        top /= max(float(np.linalg.norm(top)), 1e-9)
+        for index in card["indexes"]:
+            polygon = np.asarray(index["polygon"], float)
+            box = np.r_[polygon.min(axis=0), polygon.max(axis=0)]
+            if index["visible"] < 0.5 or box[3] - box[1] < min_height:
+                continue
+            boxes.append(box)
+            directions.append(top if index["corner"].startswith("top") else -top)
+    return boxes, directions
+
+
+def augment_facing(context: np.ndarray, up: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """A CROP×CROP view of one context turned any way (and moved and scaled like a detector's box),
+    recoloured like the classifier's crops, with the class of the direction its index's top then points."""
+    from vision.index_classifier import recolour
+
+    centre = FACING_CONTEXT / 2 + rng.uniform(-0.1, 0.1, 2) * FACING_CONTEXT / FACING_CONTEXT_WINDOW
+    # context pixels per box side against the reader's crop pixels per box side
+    zoom = (CROP / FACING_WINDOW) / (FACING_CONTEXT / FACING_CONTEXT_WINDOW) * rng.uniform(0.8, 1.2)
+    matrix = cv2.getRotationMatrix2D(tuple(centre), rng.uniform(0, 360), zoom)
+    matrix[:, 2] += CROP / 2 - centre
+    crop = cv2.warpAffine(context, matrix, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    return recolour(crop, rng), int(direction_bin(matrix[:, :2] @ up))
+
+
+class FacingReader:
+    """Tells which way the index of each find points: its top's direction in the picture.
+
+    ``weights``: a facing save (``.pt``, torch) or its ONNX export (ONNX Runtime)."""
+
+    def __init__(self, weights: Path = DEFAULT_FACING_WEIGHTS, threads: int | None = None) -> None:
+        from vision.index_classifier import IndexClassifier
+
+        self.net = IndexClassifier(weights, threads=threads)
+
+    def facing(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For (n, 4) boxes: (n, 2) unit directions of each index's top, and (n,) how sure the network
+        is of each (the length of its probabilities' mean direction, 0 to 1)."""
+        if not len(boxes):
+            return np.zeros((0, 2)), np.zeros(0)
+        crops = window_crops(frame_bgr, np.asarray(boxes, np.float32), CROP, FACING_WINDOW)
+        p = self.net.probabilities(crops, both_ways=False)
+        angles = bin_angles()
+        mean = p @ np.c_[np.cos(angles), np.sin(angles)]
+        length = np.linalg.norm(mean, axis=1)
+        return mean / np.maximum(length, 1e-9)[:, None], length
+
+
+@dataclass(frozen=True)
+class TableTurn:
+    """Where the table's middle is in the picture and which way team A faces."""
+
+    centre: np.ndarray  #: (2,) picture pixels: the middle of the table
+    towards_b: np.ndarray  #: (2,) unit vector from team A's side to team B's, in the picture
+    agreement: float  #: how well the cards' directions agree with one axis (0 to 1)
+    cards: int  #: how many finds the estimate rests on
+
+    @property
+    def turn(self) -> float:
+        """The angle (radians) that turns the picture so team B's side is up and A's down."""
+        return float(np.arctan2(-self.towards_b[0], -self.towards_b[1]))
+
+
+def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None = None) -> TableTurn | None:
+    """The table's middle and turn from finds at ``points`` (n, 2) whose tops point along ``ups`` (n, 2).
+
+    The axis is the mean of the directions with their angles doubled, so a card and one turned half
+    round pull the same way. Cards pointing along the axis (towards B) are A's, the others B's; the
+    middle along the axis is halfway across the band where a line best separates the two (within 2 % of
+    the finds of the fewest misplaced), and across it the median of the finds. Team A is the team whose
+    side is nearer the picture's bottom. ``None`` without finds."""
+    points, ups = np.asarray(points, float).reshape(-1, 2), np.asarray(ups, float).reshape(-1, 2)
+    if not len(points):
+        return None
+    weights = np.ones(len(points)) if weights is None else np.asarray(weights, float)
+    doubled = weights @ np.c_[ups[:, 0] ** 2 - ups[:, 1] ** 2, 2 * ups[:, 0] * ups[:, 1]]
+    agreement = float(np.linalg.norm(doubled) / max(weights.sum(), 1e-9))
+    axis = np.arctan2(doubled[1], doubled[0]) / 2
+    towards_b = np.array([np.cos(axis), np.sin(axis)])
+    if towards_b[1] > 0:  # A's side is the lower one: from A to B runs up the picture
+        towards_b = -towards_b
+    a_cards = ups @ towards_b > 0
+    along = points @ towards_b
+    order = np.sort(along)
+    lines = np.r_[order[0] - 1, (order[:-1] + order[1:]) / 2, order[-1] + 1]
+    misplaced = np.array([np.sum(weights[a_cards & (along > t)]) + np.sum(weights[~a_cards & (along < t)])
+                          for t in lines])
+    good = lines[misplaced <= misplaced.min() + 0.02 * weights.sum()]
+    across = np.array([-towards_b[1], towards_b[0]])
+    middle = (good.min() + good.max()) / 2
+    centre = middle * towards_b + float(np.median(points @ across)) * across
+    return TableTurn(centre, towards_b, agreement, len(points))
+
+
+class TableFacing:
+    """The table's middle and turn as the finds of one view show them, gathered reading after reading
+    (the table fills as the hand goes on): a turn once :attr:`ENOUGH` sure finds agree, kept until a
+    later estimate turns more than :attr:`MOVED_DEGREES` or moves the middle more than
+    :attr:`MOVED_INDEXES` index heights (the reader's view memory starts again with each new turn,
+    so it should not change with every reading)."""
+
+    #: The facing network's sureness a find needs to count.
+    SURE = 0.6
+    #: Sure finds before a turn is given.
+    ENOUGH = 20
+    #: The newest finds kept (the oldest go first: cards picked up, a camera moved).
+    KEEP = 4000
+    MOVED_DEGREES = 10.0
+    MOVED_INDEXES = 4.0
+
+    def __init__(self) -> None:
+        self._finds: deque[tuple[float, float, float, float, float]] = deque(maxlen=self.KEEP)
+        self.turn: TableTurn | None = None  #: the estimate in force (the same object until it moves)
+
+    def __len__(self) -> int:
+        return len(self._finds)
+
+    def add(self, boxes: np.ndarray, ups: np.ndarray, sureness: np.ndarray) -> TableTurn | None:
+        """Gather a reading's finds (their boxes, directions and the network's sureness) and return the
+        turn in force: ``None`` until there are enough."""
+        boxes = np.asarray(boxes, float).reshape(-1, 4)
+        for box, up, sure in zip(boxes, np.asarray(ups, float).reshape(-1, 2), np.asarray(sureness, float)):
+            if sure >= self.SURE:
+                self._finds.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, up[0], up[1], box[3] - box[1]))
+        if len(self._finds) < self.ENOUGH:
+            return self.turn
+        finds = np.array(self._finds)
+        estimate = table_turn(finds[:, :2], finds[:, 2:4])
+        if self.turn is None or self._moved(estimate, float(np.median(finds[:, 4]))):
+            self.turn = estimate
+        return self.turn
+
+    def _moved(self, estimate: TableTurn, index_height: float) -> bool:
+        turned = abs((np.degrees(estimate.turn - self.turn.turn) + 180) % 360 - 180)
+        shifted = float(np.linalg.norm(estimate.centre - self.turn.centre))
+        return turned > self.MOVED_DEGREES or shifted > self.MOVED_INDEXES * index_height
+
+
+def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", limit: int | None = 200,
+                    within: tuple[int, ...] = (15, 45, 90)) -> dict[int, float]:
+    """The share of a split's labelled indexes (as :func:`facing_contexts` takes them, read through the
+    reader's window around their true boxes) whose direction the reader gives within each angle of
+    ``within`` degrees of the truth."""
+    import json
+
+    errors = []
+    for path in sorted((Path(scenes) / "images" / split).glob("*.json"))[:limit]:
+        truth = json.loads(path.read_text())
+        boxes, directions = labelled_directions(truth)
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        if not boxes or image is None:
+            continue
+        found, _ = reader.facing(image, np.array(boxes))
+        errors.append(np.degrees(np.arccos(np.clip((found * np.array(directions)).sum(axis=1), -1, 1))))
+    errors = np.concatenate(errors) if errors else np.zeros(0)
+    return {deg: float((errors <= deg).mean()) if len(errors) else 0.0 for deg in within}

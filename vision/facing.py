@@ -174,10 +174,12 @@ def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None =
         towards_b = -towards_b
     a_cards = ups @ towards_b > 0
     along = points @ towards_b
-    order = np.sort(along)
-    lines = np.r_[order[0] - 1, (order[:-1] + order[1:]) / 2, order[-1] + 1]
-    misplaced = np.array([np.sum(weights[a_cards & (along > t)]) + np.sum(weights[~a_cards & (along < t)])
-                          for t in lines])
+    order = np.argsort(along)
+    ranked = along[order]
+    lines = np.r_[ranked[0] - 1, (ranked[:-1] + ranked[1:]) / 2, ranked[-1] + 1]  # line k has k finds before it
+    a_weight, b_weight = np.where(a_cards, weights, 0.0)[order], np.where(a_cards, 0.0, weights)[order]
+    # A's finds beyond the line and B's before it
+    misplaced = a_weight.sum() - np.r_[0.0, np.cumsum(a_weight)] + np.r_[0.0, np.cumsum(b_weight)]
     good = lines[misplaced <= misplaced.min() + 0.02 * weights.sum()]
     across = np.array([-towards_b[1], towards_b[0]])
     middle = (good.min() + good.max()) / 2

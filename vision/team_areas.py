@@ -147,7 +147,8 @@ class TableFrame:
     def area_outlines(self, image_size: tuple[int, int]) -> dict[str, np.ndarray]:
         """Each team's area as an image polygon, to draw: the set areas, or the two halves (of the
         table's top-down view when the perspective is set, else of the frame: the picture's own, or
-        those of the picture turned as the cards face, clipped to the picture)."""
+        those of the picture turned as the cards face, clipped to the picture; each from its corner
+        farthest from the middle line)."""
         if self.setup.areas is not None:
             return dict(self.setup.areas)
         if self.setup.perspective is not None:
@@ -159,8 +160,14 @@ class TableFrame:
         picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
         halves = {"B": [[-reach, -reach], [reach, -reach], [reach, 0], [-reach, 0]],
                   "A": [[-reach, 0], [reach, 0], [reach, reach], [-reach, reach]]}
-        return {team: cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))[1]
-                .reshape(-1, 2).astype(np.float64) for team, half in halves.items()}
+        outlines = {}
+        for team, half in halves.items():
+            outline = cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))[1]
+            outline = outline.reshape(-1, 2).astype(np.float64)
+            # first the corner farthest from the middle line, where the app tags the side with its name
+            far = int(np.argmax(np.abs(self.to_frame(outline)[:, 1]))) if len(outline) else 0
+            outlines[team] = np.roll(outline, -far, axis=0)
+        return outlines
 
 
 def _points(value, where: str, count: int, exactly: bool = False, width: int = 2) -> np.ndarray:

@@ -60,16 +60,18 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
                "and the stock in the strip between them.")
 
 
-#: Asked of players while no team areas (nor the table's corners) are set up for the picture. Replays
-#: of the shipped detector's finds on the 40 held-out hand videos, every 3rd frame (forty-second
-#: session): 477 of their 627 plays in order with the areas drawn around each team's cards, 225
-#: without any set-up (the reader then takes the picture's lower half for team A's side): the two
-#: filmed from team A's side (heldout seeds 30 and 31, turned 3–7°) read the same either way, those
-#: turned 29–143° lost most of their plays.
-AREAS_ADVICE = ("The team areas are not set up: press “Set up table areas” and drag each team's area over "
-                "where it lays its melds and threes. Until then the card reader takes the lower half of the "
-                "picture for team A's side, which only works with the camera at team A's side of the table: "
-                "on test videos filmed from elsewhere it followed fewer than half the plays.")
+#: Asked of players while no team areas (nor the table's corners) are set up for the picture. Without
+#: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
+#: team A's the side nearer the picture's bottom, and the window outlines the sides it took. Replays
+#: of the shipped detector's finds on the 40 held-out hand videos, every 3rd frame (forty-third
+#: session): 294 of their 627 plays in order so (377 had the players named the sides the other way
+#: where the reader's team A was the filmed hand's team B), 225 before (the picture's lower half for
+#: team A), 477 with the areas drawn around each team's cards.
+AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
+                "their cards face, and takes the side nearer the bottom of the picture for team A (outlined "
+                "on the picture once enough cards are down). On test videos it followed about half the plays "
+                "so, and three in four with the areas: press “Set up table areas” and drag each team's area "
+                "over where it lays its melds and threes.")
 
 
 def setup_beside(video: Path) -> dict | None:
@@ -221,8 +223,9 @@ class MainWindow(QMainWindow):
         row.addLayout(words, 1)
         for label, tip, slot in (
             ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
-            ("Reset to default", "Forget the areas and the corners: the card reader takes the middle of the "
-                                 "picture for the table's, team A's side the lower half", self.reset_set_up),
+            ("Reset to default", "Forget the areas and the corners: the card reader tells the sides apart by "
+                                 "which way the cards face, team A's the one nearer the bottom of the picture",
+             self.reset_set_up),
             ("Cancel", "Keep the areas as they were", self.cancel_set_up),
         ):
             button = QPushButton(label)
@@ -589,12 +592,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")
 
     def reset_set_up(self) -> None:
-        """Back to no areas: the reader takes the picture's middle for the table's, team A's side the
-        lower half (right only with the camera at team A's side: see :data:`AREAS_ADVICE`)."""
+        """Back to no areas: the reader tells the sides apart by which way the cards face, team A's
+        the one nearer the picture's bottom (see :data:`AREAS_ADVICE`)."""
         self._set_up_shown(False)
         self.use_table_setup(TableSetup(), keep=True)
-        self.statusBar().showMessage("Team areas cleared: the card reader takes the lower half of the picture "
-                                     "for team A's side, the upper half for team B's.")
+        self.statusBar().showMessage("Team areas cleared: the card reader tells the sides apart by which way the "
+                                     "cards face, team A's the one nearer the bottom of the picture.")
 
     def cancel_set_up(self) -> None:
         if self.video.editing:

@@ -132,8 +132,9 @@ class VideoView(QWidget):
         width = painter.fontMetrics().horizontalAdvance(name) + 16
         corner = outline[0]
         tag = QRectF(corner.x() + 14, corner.y() + 10, width, 24)
-        tag.moveRight(min(tag.right(), self.width() - 4))
-        tag.moveBottom(min(tag.bottom(), self.height() - 4))
+        picture = self.picture_rect()  # kept on the picture, whichever corner it names
+        tag.moveRight(min(tag.right(), picture.right() - 4))
+        tag.moveBottom(min(tag.bottom(), picture.bottom() - 4))
         path = QPainterPath()
         path.addRoundedRect(tag, 5, 5)
         painter.fillPath(path, QColor(0, 0, 0, 170))

@@ -18,7 +18,9 @@ With ``--pictures`` it reads instead the test pictures of a ``python -m vision s
 end with the shipped detector (``models/``), as the app reads a frame, once per confidence threshold
 of ``--thresholds`` (by default the table reader's), beside the same scenes' labelled boxes. A hand
 video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m vision video --split
-test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone.
+test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
+``--set-ups areas facing halves`` reads each with the team areas, without them as the app does
+(the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves.
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def main() -> None:
                         help="videos with pictures are read every this many frames (default %(default)s: the app "
                         "reads at most 8 of a camera's 25 frames a second; on two cores it reads a 1080p video "
                         "every 6th, the demo every 7th)")
+    parser.add_argument("--set-ups", nargs="+", choices=SET_UPS, default=["areas"],
+                        help="videos with pictures are read with each of these set-ups: the team areas drawn "
+                        "around each team's cards (areas), none with the sides told apart by the cards' facing "
+                        "(facing, what the app does without a set-up), none at all, the picture's lower half "
+                        "for team A (halves) (default: %(default)s)")
     args = parser.parse_args()
     if args.pictures:
         try:
@@ -90,18 +97,25 @@ def main() -> None:
         _latency(scenes, size)
 
 
+#: How ``--set-ups`` may read the hand videos: see its help.
+SET_UPS = ("areas", "facing", "halves")
+
+
 def _filmed(videos: list[Path], args) -> None:
-    """Hand videos read from their pictures by the shipped reader, at each threshold."""
+    """Hand videos read from their pictures by the shipped reader, at each threshold and set-up."""
     if not videos:
         return
     from vision.detector import CardDetector
+    from vision.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
-    for threshold in args.thresholds:
+    for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
-              f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames:")
-        results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold) for video in videos]
+              f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames, set-up: {set_up}:")
+        facing = FacingReader() if set_up == "facing" else None
+        results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold,
+                                  areas=set_up == "areas", facing=facing) for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
         lags = [r.turn_card_lag for r in results if r.turn_card_lag is not None]

@@ -19,7 +19,8 @@ the other.
   gives the turn once enough cards agree.
 
 Which of the two teams is A is a convention when nobody set the areas up: the team whose side is
-nearer the bottom of the picture (as before, the side nearer the camera).
+nearer the bottom of the picture when the reader first finds the turn (as before, the side nearer
+the camera), and the team on that side from then on.
 """
 
 from __future__ import annotations
@@ -154,14 +155,17 @@ class TableTurn:
         return float(np.arctan2(-self.towards_b[0], -self.towards_b[1]))
 
 
-def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None = None) -> TableTurn | None:
+def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None = None,
+               towards_b: np.ndarray | None = None) -> TableTurn | None:
     """The table's middle and turn from finds at ``points`` (n, 2) whose tops point along ``ups`` (n, 2).
 
     The axis is the mean of the directions with their angles doubled, so a card and one turned half
     round pull the same way. Cards pointing along the axis (towards B) are A's, the others B's; the
     middle along the axis is halfway across the band where a line best separates the two (within 2 % of
     the finds of the fewest misplaced), and across it the median of the finds. Team A is the team whose
-    side is nearer the picture's bottom. ``None`` without finds."""
+    side is nearer the picture's bottom, or, given the direction ``towards_b`` an earlier estimate
+    found, the team on the same side as then (a camera at the side, between the teams, leaves "nearer
+    the bottom" to a few pixels, and the teams must not swap names mid-game). ``None`` without finds."""
     points, ups = np.asarray(points, float).reshape(-1, 2), np.asarray(ups, float).reshape(-1, 2)
     if not len(points):
         return None
@@ -169,9 +173,10 @@ def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None =
     doubled = weights @ np.c_[ups[:, 0] ** 2 - ups[:, 1] ** 2, 2 * ups[:, 0] * ups[:, 1]]
     agreement = float(np.linalg.norm(doubled) / max(weights.sum(), 1e-9))
     axis = np.arctan2(doubled[1], doubled[0]) / 2
-    towards_b = np.array([np.cos(axis), np.sin(axis)])
-    if towards_b[1] > 0:  # A's side is the lower one: from A to B runs up the picture
-        towards_b = -towards_b
+    found = np.array([np.cos(axis), np.sin(axis)])
+    if (found @ towards_b < 0) if towards_b is not None else (found[1] > 0):  # else from A to B runs up the picture
+        found = -found
+    towards_b = found
     a_cards = ups @ towards_b > 0
     along = points @ towards_b
     order = np.argsort(along)
@@ -220,7 +225,7 @@ class TableFacing:
         if len(self._finds) < self.ENOUGH:
             return self.turn
         finds = np.array(self._finds)
-        estimate = table_turn(finds[:, :2], finds[:, 2:4])
+        estimate = table_turn(finds[:, :2], finds[:, 2:4], towards_b=None if self.turn is None else self.turn.towards_b)
         if self.turn is None or self._moved(estimate, float(np.median(finds[:, 4]))):
             self.turn = estimate
         return self.turn

@@ -89,21 +89,8 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     model = model.to(memory_format=layout)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
 
-    def save() -> dict:
-        state = {name: tensor.contiguous() for name, tensor in model.state_dict().items()}
-        summary = {"state": state, "width": width, "classes": classes,
-                   "crops_seen": before["crops_seen"] + seen,
-                   "minutes": before["minutes"] + (time.monotonic() - started) / 60}
-        _save(summary, out)
-        return summary
-
-    model.train()
-    while (elapsed := max((time.monotonic() - started) / (minutes * 60), seen / (max_crops or float("inf")))) < 1:
-        # Cosine decay over the budget (time or crops): the run ends at a low rate whenever it is stopped.
-        for group in optimiser.param_groups:
-            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
+    def batch_loss() -> torch.Tensor:
         pick = rng.integers(0, len(contexts), batch)
         crops = np.stack([augment(contexts[i], rng, turn, fade) for i in pick])
         inputs = to_tensor(crops)
@@ -111,7 +98,30 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
             inputs = random_convolution(inputs, rand_conv, conv_rng)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             logits = model(inputs.contiguous(memory_format=layout))
-        loss = loss_fn(logits.float(), torch.from_numpy(labels[pick]))
+        return loss_fn(logits.float(), torch.from_numpy(labels[pick]))
+
+    def save(seen: int, minutes_run: float) -> dict:
+        state = {name: tensor.contiguous() for name, tensor in model.state_dict().items()}
+        summary = {"state": state, "width": width, "classes": classes,
+                   "crops_seen": before["crops_seen"] + seen, "minutes": before["minutes"] + minutes_run}
+        _save(summary, out)
+        return summary
+
+    model.train()
+    return _train(optimiser, lr, batch_loss, batch, minutes, max_crops, save, save_every, log)
+
+
+def _train(optimiser, lr: float, batch_loss, batch: int, minutes: float, max_crops: int | None, save,
+           save_every: float, log) -> dict:
+    """The loop both trainings share: a step on each batch's ``batch_loss()``, the learning rate
+    falling from ``lr`` on a cosine over the budget (``minutes``, or ``max_crops`` if it comes first,
+    so a run ends at a low rate whenever it is stopped), ``save(crops seen, minutes run)`` every
+    ``save_every`` minutes and at the end."""
+    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
+    while (elapsed := max((time.monotonic() - started) / (minutes * 60), seen / (max_crops or float("inf")))) < 1:
+        for group in optimiser.param_groups:
+            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
+        loss = batch_loss()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -119,9 +129,9 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
         if step % 50 == 0:
             log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
         if time.monotonic() - saved > save_every * 60:
-            save()
+            save(seen, (time.monotonic() - started) / 60)
             saved = time.monotonic()
-    return save()
+    return save(seen, (time.monotonic() - started) / 60)
 
 
 def bf16_is_fast() -> bool:
@@ -195,32 +205,20 @@ def train_facing(contexts: np.ndarray, ups: np.ndarray, out: Path, minutes: floa
         model.load_state_dict(before["state"])
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
-    started, seen, step, saved = time.monotonic(), 0, 0, time.monotonic()
 
-    def save() -> dict:
+    def batch_loss() -> torch.Tensor:
+        pick = rng.integers(0, len(contexts), batch)
+        crops, labels = zip(*(augment_facing(contexts[i], ups[i], rng) for i in pick))
+        return loss_fn(model(to_tensor(np.stack(crops))), torch.tensor(labels))
+
+    def save(seen: int, minutes_run: float) -> dict:
         summary = {"state": {name: t.contiguous() for name, t in model.state_dict().items()}, "width": model.width,
-                   "classes": BINS, "crops_seen": before["crops_seen"] + seen,
-                   "minutes": before["minutes"] + (time.monotonic() - started) / 60}
+                   "classes": BINS, "crops_seen": before["crops_seen"] + seen, "minutes": before["minutes"] + minutes_run}
         _save(summary, out)
         return summary
 
     model.train()
-    while (elapsed := (time.monotonic() - started) / (minutes * 60)) < 1:
-        for group in optimiser.param_groups:
-            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * elapsed))
-        pick = rng.integers(0, len(contexts), batch)
-        crops, labels = zip(*(augment_facing(contexts[i], ups[i], rng) for i in pick))
-        loss = loss_fn(model(to_tensor(np.stack(crops))), torch.tensor(labels))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        seen, step = seen + batch, step + 1
-        if step % 50 == 0:
-            log(f"step {step}: {seen} crops, loss {loss.item():.3f}")
-        if time.monotonic() - saved > save_every * 60:
-            save()
-            saved = time.monotonic()
-    return save()
+    return _train(optimiser, lr, batch_loss, batch, minutes, None, save, save_every, log)
 
 
 def _save(summary: dict, out: Path) -> None:

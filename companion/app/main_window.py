@@ -64,7 +64,7 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
 #: team A's the side nearer the picture's bottom, and the window outlines the sides it took. Replays
 #: of the shipped detector's finds on the 40 held-out hand videos, every 3rd frame (forty-third
-#: session): 294 of their 627 plays in order so (377 had the players named the sides the other way
+#: session): 283 of their 627 plays in order so (386 had the players named the sides the other way
 #: where the reader's team A was the filmed hand's team B), 225 before (the picture's lower half for
 #: team A), 477 with the areas drawn around each team's cards.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "

@@ -201,6 +201,26 @@ def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_
     assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]
 
 
+def test_the_facing_network_trains_saves_continues_and_reads(scenes, tmp_path):
+    from vision import facing
+
+    contexts, ups = facing.facing_contexts(scenes, "train", limit=4)
+    assert contexts.shape[1:] == (facing.FACING_CONTEXT, facing.FACING_CONTEXT, 3) and len(contexts) == len(ups) > 20
+    assert np.allclose(np.linalg.norm(ups, axis=1), 1)
+    crop, direction = facing.augment_facing(contexts[0], ups[0], np.random.default_rng(0))
+    assert crop.shape == (ic.CROP, ic.CROP, 3) and 0 <= direction < facing.BINS
+    out = tmp_path / "facing.pt"
+    first = index_net.train_facing(contexts, ups, out, minutes=0.02, batch=32, log=lambda _: None)
+    again = index_net.train_facing(contexts, ups, out, minutes=0.01, batch=32, log=lambda _: None, init=out)
+    assert again["classes"] == facing.BINS and again["crops_seen"] > first["crops_seen"] >= 32
+    reader = facing.FacingReader(index_net.export_onnx(out))
+    frame = np.full((200, 300, 3), 200, np.uint8)
+    directions, sureness = reader.facing(frame, np.array([[10, 10, 20, 30], [100, 50, 112, 70]], np.float32))
+    assert directions.shape == (2, 2) and np.allclose(np.linalg.norm(directions, axis=1), 1)
+    assert ((0 <= sureness) & (sureness <= 1)).all()
+    assert 0 <= facing.facing_accuracy(reader, scenes, "train", limit=2)[45] <= 1
+
+
 class _FixedFinds:
     """A detector that finds, in every scene, one true index, a box beside it and one far from any."""
 

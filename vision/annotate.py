@@ -18,7 +18,11 @@ def annotate(image: np.ndarray, reading: TableReading, frame: TableFrame) -> np.
     out = image.copy()
     thick = max(1, round(max(out.shape[:2]) / 640))
     doubtful = {id(card) for card in reading.doubtful()}
-    for team, polygon in frame.area_outlines(reading.image_size).items():
+    outlines = ({team: np.array(side) for team, side in reading.team_sides.items()} if reading.team_sides
+                else frame.area_outlines(reading.image_size))  # the sides the reader took by the cards' facing
+    for team, polygon in outlines.items():
+        if not len(polygon):
+            continue
         cv2.polylines(out, [np.round(polygon).astype(np.int32)], True, TEAM_COLOURS[team], thick, cv2.LINE_AA)
     for team, side in reading.teams.items():
         colour = TEAM_COLOURS[team]

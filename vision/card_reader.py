@@ -124,7 +124,7 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
     sides = None
     if turn is not None and not frame.set_up:
         sides = {team: tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline)
-                 for team, outline in frame.area_outlines(image_size).items()}
+                 for team, outline in frame.area_outlines(image_size).items() if len(outline)}
     return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights), team_sides=sides)
 
 

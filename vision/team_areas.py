@@ -156,14 +156,14 @@ class TableFrame:
             return {"B": self.to_image(np.array([[-half, -half], [half, -half], [half, 0], [-half, 0]])),
                     "A": self.to_image(np.array([[-half, 0], [half, 0], [half, half], [-half, half]]))}
         width, height = image_size
-        reach = 2 * float(np.hypot(width, height))
+        reach = 1e5  # past the picture from any middle: each half clipped to the picture below
         picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
         halves = {"B": [[-reach, -reach], [reach, -reach], [reach, 0], [-reach, 0]],
                   "A": [[-reach, 0], [reach, 0], [reach, reach], [-reach, reach]]}
         outlines = {}
         for team, half in halves.items():
-            outline = cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))[1]
-            outline = outline.reshape(-1, 2).astype(np.float64)
+            area, outline = cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))
+            outline = outline.reshape(-1, 2).astype(np.float64) if area > 0 else np.zeros((0, 2))  # a side out of view
             # first the corner farthest from the middle line, where the app tags the side with its name
             far = int(np.argmax(np.abs(self.to_frame(outline)[:, 1]))) if len(outline) else 0
             outlines[team] = np.roll(outline, -far, axis=0)

@@ -141,3 +141,35 @@ def test_the_teams_keep_their_names_when_the_camera_sits_between_them():
         facing.add(np.c_[points - 10, points + 10], ups, np.ones(60))
     assert facing.turn is not first and facing.turn.towards_b[0] > 0.9  # turned, team A's side kept
     assert facing.turn.towards_b[1] > 0  # though now it is the upper one
+
+
+def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():
+    far = TableTurn(np.array([640.0, -5000.0]), np.array([0.6, -0.8]), 1.0, 30)  # the middle far above the picture
+    outlines = TableFrame(TableSetup(), (1280, 720), far).area_outlines((1280, 720))
+    assert len(outlines["B"]) == 0
+    assert sorted(map(tuple, outlines["A"].round())) == [(0, 0), (0, 720), (1280, 0), (1280, 720)]
+
+
+def test_a_damaged_facing_network_says_which_file_and_how_to_rebuild_it(tmp_path, monkeypatch):
+    import vision.facing
+    from vision.card_reader import DetectorMissing, _shipped_facing
+
+    broken = tmp_path / "facing.onnx"
+    broken.write_bytes(b"not a network")
+    monkeypatch.setattr(vision.facing, "DEFAULT_FACING_WEIGHTS", broken)
+    with pytest.raises(DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"):
+        _shipped_facing()
+    monkeypatch.setattr(vision.facing, "DEFAULT_FACING_WEIGHTS", tmp_path / "missing.onnx")
+    assert _shipped_facing() is None  # no file: the reader takes the picture's halves
+
+
+def test_the_annotated_picture_shows_the_sides_the_reader_took():
+    from vision.annotate import annotate
+    from vision.reading import TableReading
+
+    picture = np.zeros((100, 100, 3), np.uint8)
+    left_and_right = TableReading((100, 100), team_sides={"A": ((50, 0), (100, 0), (100, 100), (50, 100)),
+                                                          "B": ((0, 0), (50, 0), (50, 100), (0, 100))})
+    frame = TableFrame(TableSetup(), (100, 100))  # the picture's halves, top and bottom
+    assert annotate(picture, left_and_right, frame)[20, 50].any()  # on the line between the sides taken
+    assert not annotate(picture, TableReading((100, 100)), frame)[20, 50].any()

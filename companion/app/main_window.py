@@ -603,6 +603,7 @@ class MainWindow(QMainWindow):
         if self.video.editing:
             self._set_up_shown(False)
             self.video.show_areas(set_outlines(self.table_setup))
+            self.sides_shown = None  # the next reading outlines the sides it took again, if any
 
     def _corners_marked(self, marked: bool) -> None:
         """The table's corners are dragged too (a perspective), or no longer."""

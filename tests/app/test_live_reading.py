@@ -403,6 +403,15 @@ def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, s
     assert set(shown) == {"A", "B"}
     assert shown["A"][:, 0].min() >= size[0] / 2 - 1 and shown["B"][:, 0].max() <= size[0] / 2 + 1
     assert shown["A"][:, 1].min() <= 1 and shown["A"][:, 1].max() >= size[1] - 1  # top to bottom of the picture
+    from PySide6.QtGui import QImage
+
+    window.video.show_frame(QImage(size[0], size[1], QImage.Format_RGB32))  # a picture to drag areas on
+    window.set_up_areas(True)  # the players start setting the areas up, and think better of it
+    window.on_reading(1, reading)
+    assert window.video.editing
+    window.cancel_set_up()
+    window.on_reading(2, reading)
+    assert np.allclose(window.video.areas["A"], shown["A"])
     areas = team_areas(frames)
     window.use_table_setup(TableSetup(areas=areas), keep=True)  # the players drag their own
     window.on_reading(1, reading)

@@ -194,14 +194,18 @@ def _run_facing(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     contexts, ups = facing.facing_contexts(args.scenes, "train")
+    if not len(contexts):
+        raise FileNotFoundError(f"{args.scenes}: no labelled scenes in its train split; write them first: "
+                                f"python -m vision synth --out {args.scenes} --images 1500 --size 1280x720 --splits train")
     print(f"{len(contexts)} index contexts from {args.scenes}", flush=True)
     summary = index_net.train_facing(contexts, ups, args.out, args.minutes, seed=args.seed, init=args.init,
                                      lr=args.lr, log=lambda line: print(line, flush=True))
     reader = facing.FacingReader(index_net.export_onnx(args.out))
     within = facing.facing_accuracy(reader, args.test_scenes)
+    scored = (", ".join(f"{share:.3f} within {deg}°" for deg, share in within.items()) if within
+              else "not scored (no labelled test scenes there)")
     print(f"{summary['crops_seen']} crops seen in {summary['minutes']:g} min in all; held-out decks "
-          f"({args.test_scenes}, test): " + ", ".join(f"{share:.3f} within {deg}°" for deg, share in within.items())
-          + f"; weights in {args.out} and {args.out.with_suffix('.onnx')}")
+          f"({args.test_scenes}, test): {scored}; weights in {args.out} and {args.out.with_suffix('.onnx')}")
     return 0
 
 

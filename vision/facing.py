@@ -240,7 +240,7 @@ def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", lim
                     within: tuple[int, ...] = (15, 45, 90)) -> dict[int, float]:
     """The share of a split's labelled indexes (as :func:`facing_contexts` takes them, read through the
     reader's window around their true boxes) whose direction the reader gives within each angle of
-    ``within`` degrees of the truth."""
+    ``within`` degrees of the truth; empty when the split has no labelled indexes."""
     import json
 
     errors = []
@@ -252,5 +252,7 @@ def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", lim
             continue
         found, _ = reader.facing(image, np.array(boxes))
         errors.append(np.degrees(np.arccos(np.clip((found * np.array(directions)).sum(axis=1), -1, 1))))
-    errors = np.concatenate(errors) if errors else np.zeros(0)
-    return {deg: float((errors <= deg).mean()) if len(errors) else 0.0 for deg in within}
+    if not errors:
+        return {}
+    errors = np.concatenate(errors)
+    return {deg: float((errors <= deg).mean()) for deg in within}

@@ -221,6 +221,19 @@ def test_the_facing_network_trains_saves_continues_and_reads(scenes, tmp_path):
     assert 0 <= facing.facing_accuracy(reader, scenes, "train", limit=2)[45] <= 1
 
 
+def test_the_facing_command_trains_scores_and_names_a_missing_scenes_folder(scenes, tmp_path, capsys):
+    from vision.__main__ import main
+
+    out = tmp_path / "facing.pt"
+    assert main(["facing", "--scenes", str(scenes), "--test-scenes", str(scenes), "--minutes", "0.01",
+                 "--threads", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "within 15°" in printed and out.with_suffix(".onnx").is_file()  # the scenes' test split scored
+    assert main(["facing", "--scenes", str(tmp_path / "none"), "--out", str(out)]) != 0
+    error = capsys.readouterr().err
+    assert "no labelled scenes" in error and "python -m vision synth" in error and "Traceback" not in error
+
+
 class _FixedFinds:
     """A detector that finds, in every scene, one true index, a box beside it and one far from any."""
 

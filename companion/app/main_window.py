@@ -69,7 +69,7 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: team A), 477 with the areas drawn around each team's cards.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
                 "their cards face, and takes the side nearer the bottom of the picture for team A (outlined "
-                "on the picture once enough cards are down). On test videos it followed about half the plays "
+                "on the picture once enough cards are down). On test videos it followed a little under half the plays "
                 "so, and three in four with the areas: press “Set up table areas” and drag each team's area "
                 "over where it lays its melds and threes.")
 

@@ -16,7 +16,8 @@ from detections to a ``TableReading`` on one core. Needs the face atlas (``pytho
 
 With ``--pictures`` it reads instead the test pictures of a ``python -m vision synth`` folder end to
 end with the shipped detector (``models/``), as the app reads a frame, once per confidence threshold
-of ``--thresholds`` (by default the table reader's), beside the same scenes' labelled boxes. A hand
+of ``--thresholds`` (by default the table reader's), beside the same scenes' labelled boxes, each
+also without a set-up as the app reads one, turned as the cards face (the "facing" rows). A hand
 video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m vision video --split
 test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
 ``--set-ups areas facing halves`` reads each with the team areas, without them as the app does
@@ -142,14 +143,17 @@ def _pictures(args) -> None:
     """The shipped reader end to end on a synth folder's test pictures, at each threshold."""
     from vision.detector import CardDetector
 
+    from vision.facing import FacingReader
+
     scenes = list(dataset_scenes(args.pictures, FaceAtlas(args.atlas), args.limit))
     where = f"{len(scenes)} test pictures of {args.pictures}"
-    _table(f"labelled boxes, {where}:", evaluate(scenes))
+    facing = FacingReader()  # each picture also read without a set-up as the app reads it: the "facing" rows
+    _table(f"labelled boxes, {where}:", evaluate(scenes, facing=facing))
     detector = CardDetector(naming=args.naming)
     for threshold in args.thresholds:
         read_at(detector, threshold, args.column_share)
         _table(f"the shipped detector at threshold {threshold} (weak finds from {detector.conf:.3g}), named by "
-               f"{args.naming}, {where}:", evaluate(scenes, detector=detector, threshold=threshold))
+               f"{args.naming}, {where}:", evaluate(scenes, detector=detector, threshold=threshold, facing=facing))
 
 
 def _latency(scenes, size, repeats: int = 3) -> None:

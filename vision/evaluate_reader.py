@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -193,24 +193,43 @@ def readable(truth: dict) -> bool:
 
 
 def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
-             threshold: float = 0.0) -> dict[str, dict]:
+             threshold: float = 0.0, facing=None) -> dict[str, dict]:
     """Tallies over ``scenes`` (pairs of ground truth and the table set-up players would give) for
     every scene and for readable ones, read with and without the set-up. With a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) each scene is read from its picture instead
     of its labelled boxes: ``scenes`` are then :func:`dataset_scenes`' triples. Finds under
-    ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`)."""
+    ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`). With ``facing``
+    (a :class:`~vision.facing.FacingReader`; pictures needed) each is also read without a set-up as
+    the app reads one, turned as the picture's cards face (``facing/``), and so with the teams'
+    names swapped where that reads its melds better (``facing named/``: which team the reader calls
+    A is a convention, the side nearer the picture's bottom)."""
+    from vision.facing import TableFacing
+    from vision.physical_cards import one_find_per_index
+
     rng = np.random.default_rng(seed)
-    tallies = {key: Tally() for key in ("set-up/all", "set-up/readable", "default/all", "default/readable")}
+    modes = ("set-up", "default") + (("facing", "facing named") if facing is not None else ())
+    tallies = {f"{mode}/{which}": Tally() for mode in modes for which in ("all", "readable")}
     for truth, setup, *picture in scenes:
+        image = cv2.imread(str(picture[0])) if detector is not None or facing is not None else None
         if detector is not None:
-            detections = detector.detect(cv2.imread(str(picture[0])))
+            detections = detector.detect(image)
         else:
             detections = detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
         size = (truth["image"]["width"], truth["image"]["height"])
-        for mode, given in (("set-up", setup), ("default", None)):
-            tally = judge(read_table(detections, size, given, threshold=threshold), truth)
+        readings = {"set-up": read_table(detections, size, setup, threshold=threshold),
+                    "default": read_table(detections, size, None, threshold=threshold)}
+        if facing is not None:
+            sure = one_find_per_index(detections)
+            sure = sure[np.flatnonzero(sure.confidence >= threshold)]
+            turn = TableFacing().add(sure.xyxy, *facing.facing(image, sure.xyxy))
+            readings["facing"] = read_table(detections, size, None, threshold=threshold, turn=turn)
+            swapped = replace(readings["facing"], teams={"A": readings["facing"].teams["B"],
+                                                         "B": readings["facing"].teams["A"]})
+            readings["facing named"] = max((readings["facing"], swapped), key=lambda r: _named_right(r, truth))
+        for mode, reading in readings.items():
+            tally = judge(reading, truth)
             tallies[f"{mode}/all"].add(tally)
             if readable(truth):
                 tallies[f"{mode}/readable"].add(tally)
@@ -219,6 +238,13 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
                 if mode == "default" and truth.get("camera_from_a"):
                     tallies.setdefault("default/readable/camera from A", Tally()).add(tally)
     return {key: tally.summary() for key, tally in tallies.items()}
+
+
+def _named_right(reading: TableReading, truth: dict) -> tuple[int, int]:
+    """How well a reading's team names fit the truth: melds with their ranks right, then cards laid
+    read."""
+    tally = judge(reading, truth)
+    return tally.melds_ranks_right, tally.cards_laid - tally.cards_missed
 
 
 def camera_setup(camera) -> TableSetup:

@@ -144,6 +144,12 @@ def test_a_synth_folders_test_pictures_are_read_by_a_detector(small_atlas_dir, s
     assert from_pictures["set-up/all"]["melds"] == from_boxes["set-up/all"]["melds"]
     assert from_pictures["set-up/all"]["meld_exact_%"] == from_pictures["set-up/all"]["meld_ranks_right_%"] == 0
     assert (from_pictures["set-up/all"]["cards_missed_%"], from_pictures["set-up/all"]["cards_extra_%"]) == (100, 0)
+    from vision.facing import FacingReader
+
+    facing = evaluate(scenes, facing=FacingReader())  # also read as the app reads a table not set up
+    assert facing["facing/all"]["scenes"] == facing["facing named/all"]["scenes"] == 2
+    assert facing["facing/all"]["melds"] == from_boxes["set-up/all"]["melds"]
+    assert facing["facing named/all"]["meld_ranks_right_%"] >= facing["facing/all"]["meld_ranks_right_%"]
     described = sorted((tmp_path / "images" / "test").glob("*.json"))[0]
     described.write_text(described.read_text().replace('"code": "', '"code": "X', 1))
     with pytest.raises(SceneMismatch, match="no longer the scene its seed builds"):

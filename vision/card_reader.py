@@ -84,7 +84,7 @@ class CardReader:
 
     @property
     def _facing_in_use(self) -> bool:
-        return self.facing is not None and self.setup.areas is None and self.setup.perspective is None
+        return self.facing is not None and not self.setup.set_up
 
     def new_view(self) -> None:
         """Forget the view measured so far: the next frame is of another video, or a photo."""

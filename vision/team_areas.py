@@ -68,6 +68,12 @@ class TableSetup:
             perspective = _points(perspective, "perspective", 3, exactly=True, width=3)
         return cls(areas, perspective)
 
+    @property
+    def set_up(self) -> bool:
+        """Whether players gave team areas or the table's perspective (else the reader finds the
+        sides itself)."""
+        return self.areas is not None or self.perspective is not None
+
     def to_json(self) -> dict:
         data: dict = {}
         if self.areas is not None:
@@ -132,7 +138,7 @@ class TableFrame:
     @property
     def set_up(self) -> bool:
         """Whether players gave team areas or the table's perspective (else the reader guesses)."""
-        return self.setup.areas is not None or self.setup.perspective is not None
+        return self.setup.set_up
 
     def sides(self, image_points: np.ndarray) -> np.ndarray:
         """The team whose side each image point lies on: its area (:data:`MIDDLE` when in neither),

@@ -554,10 +554,9 @@ class MainWindow(QMainWindow):
         self.table_setup = setup
         self.sides_shown = None
         if keep and self.playing is not None:
-            chosen = setup.areas is not None or setup.perspective is not None
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
             comes_with = self._setup_beside(self.playing) is not None
-            self.store.save_table_setup(self.playing, setup.to_json() if chosen or comes_with else None)
+            self.store.save_table_setup(self.playing, setup.to_json() if setup.set_up or comes_with else None)
         if self.live is not None:
             self.live.use_setup(setup)
         self.video.show_areas(set_outlines(setup))
@@ -739,8 +738,8 @@ class MainWindow(QMainWindow):
     def _show_sides_taken(self, reading) -> None:
         """Without a set-up, outline each team's side as the reader took it from which way the cards
         face (:mod:`vision.facing`), so players see which side it counts as team A's."""
-        if (reading.team_sides is None or self.video.editing or self.table_setup.areas is not None
-                or self.table_setup.perspective is not None or reading.team_sides == self.sides_shown):
+        if (reading.team_sides is None or self.video.editing or self.table_setup.set_up
+                or reading.team_sides == self.sides_shown):
             return
         self.sides_shown = reading.team_sides
         self.video.show_areas(reading.team_sides)
@@ -754,7 +753,7 @@ class MainWindow(QMainWindow):
         advice = [] if self.playing == DEMO else [
             line for line in (corner_size_advice(self.recent_corner_heights, self.model_metrics, self.settings.threshold),
                               focus_advice(self.recent_corner_sharpness)) if line]
-        if self.table_setup.areas is None and self.table_setup.perspective is None:
+        if not self.table_setup.set_up:
             advice.insert(0, AREAS_ADVICE)
         self.camera_advice.setText("\n\n".join(advice))
         self.camera_advice.setVisible(bool(advice))

@@ -161,19 +161,25 @@ class TableFrame:
             half = TOP_DOWN_SIDE / 2
             return {"B": self.to_image(np.array([[-half, -half], [half, -half], [half, 0], [-half, 0]])),
                     "A": self.to_image(np.array([[-half, 0], [half, 0], [half, half], [-half, half]]))}
-        width, height = image_size
         reach = 1e5  # past the picture from any middle: each half clipped to the picture below
-        picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
         halves = {"B": [[-reach, -reach], [reach, -reach], [reach, 0], [-reach, 0]],
                   "A": [[-reach, 0], [reach, 0], [reach, reach], [-reach, reach]]}
         outlines = {}
         for team, half in halves.items():
-            area, outline = cv2.intersectConvexConvex(picture, self.to_image(np.array(half)).astype(np.float32))
-            outline = outline.reshape(-1, 2).astype(np.float64) if area > 0 else np.zeros((0, 2))  # a side out of view
+            outline = in_picture(self.to_image(np.array(half)), image_size)
             # first the corner farthest from the middle line, where the app tags the side with its name
             far = int(np.argmax(np.abs(self.to_frame(outline)[:, 1]))) if len(outline) else 0
             outlines[team] = np.roll(outline, -far, axis=0)
         return outlines
+
+
+def in_picture(polygon: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """The part of a convex image polygon the picture shows, (k, 2); empty when it lies outside.
+    (OpenCV's intersection gives a junk point, not nothing, for polygons apart.)"""
+    width, height = image_size
+    picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    area, shown = cv2.intersectConvexConvex(np.asarray(polygon, np.float32), picture)
+    return shown.reshape(-1, 2).astype(np.float64) if area > 0 else np.zeros((0, 2))
 
 
 def _points(value, where: str, count: int, exactly: bool = False, width: int = 2) -> np.ndarray:

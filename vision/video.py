@@ -32,7 +32,7 @@ from vision.render import render_scene
 from vision.scene import random_style
 from vision.synth import build_scene
 from vision.table_state import TEAMS, TableState, TeamTable, random_table
-from vision.team_areas import TABLE_SETUP_FILE, TableSetup
+from vision.team_areas import TABLE_SETUP_FILE, TableSetup, in_picture
 
 #: Each event is filmed as a few stills (an arm reaching in, then a clear view), each held for a
 #: third of a second at a webcam's frame rate, with fresh sensor noise in every frame.
@@ -286,13 +286,12 @@ def players_areas(frames: list[dict]) -> TableSetup:
     from vision.evaluate_video import team_areas  # the evaluation's own areas; it imports the reader
 
     width, height = frames[0]["image"]["width"], frames[0]["image"]["height"]
-    picture = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     areas = {}
     for team, hull in team_areas(frames).items():
-        _, shown = cv2.intersectConvexConvex(hull.astype(np.float32), picture)
-        if shown is None:
+        shown = in_picture(hull, (width, height))
+        if not len(shown):
             raise ValueError(f"team {team} lays no card where the picture shows it: no area to set up")
-        corners = cv2.boxPoints(cv2.minAreaRect(shown.reshape(-1, 2)))
+        corners = cv2.boxPoints(cv2.minAreaRect(shown.astype(np.float32)))
         areas[team] = np.clip(corners, 0, [width, height]).astype(np.float64)
     return TableSetup(areas=areas)
 

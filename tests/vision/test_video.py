@@ -11,7 +11,9 @@ import pytest
 from companion.handfile import score_report
 from vision.table_state import random_table
 from companion.hand import HandState
-from vision.video import FRAMES_PER_STILL, as_hand_event, STILLS_PER_EVENT, hand_events, write_hand_video
+from vision.team_areas import in_picture
+from vision.video import (FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event, hand_events, players_areas,
+                          write_hand_video)
 
 
 def test_every_step_of_a_simulated_hand_is_a_legal_table():
@@ -127,3 +129,19 @@ def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path)
     writer.release()
     with pytest.raises(ValueError, match=f"has 5 frames where its labels describe {summary['frames']}"):
         evaluate_video(short, detector=_FrameCount())
+
+
+def test_the_part_of_an_area_the_picture_shows_and_none_of_one_outside_it():
+    shown = in_picture(np.array([[-50.0, 10], [50, 10], [50, 30], [-50, 30]]), (100, 60))
+    assert sorted(map(tuple, shown.round(3))) == [(0, 10), (0, 30), (50, 10), (50, 30)]
+    assert in_picture(np.array([[200.0, 10], [250, 10], [250, 30], [200, 30]]), (100, 60)).shape == (0, 2)
+
+
+def test_a_team_whose_cards_all_lie_outside_the_picture_has_no_area_to_set_up():
+    """OpenCV gives a junk point, not nothing, for polygons apart: the check once never fired."""
+    def card(team, x):
+        return {"team": team, "corners": [[x, 10], [x + 20, 10], [x + 20, 40], [x, 40]]}
+
+    frames = [{"image": {"width": 100, "height": 60}, "cards": [card("A", 10), card("B", 300)]}]
+    with pytest.raises(ValueError, match="team B lays no card where the picture shows it"):
+        players_areas(frames)

@@ -44,6 +44,8 @@ FACING_CONTEXT_WINDOW = 3 * WINDOW
 #: The window the facing network reads each find through (times its box's longer side), as the
 #: classifier's first reading window.
 FACING_WINDOW = 1.15
+#: Indexes shorter than this (pixels) are left out of training and scoring: too few pixels to tell.
+MIN_INDEX_HEIGHT = 8.0
 #: The shipped facing network.
 DEFAULT_FACING_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "facing.onnx"
 
@@ -60,30 +62,33 @@ def direction_bin(up: np.ndarray) -> np.ndarray:
 
 
 def facing_contexts(scenes: Path, split: str = "train", limit: int | None = None,
-                    min_height: float = 8.0) -> tuple[np.ndarray, np.ndarray]:
+                    min_height: float = MIN_INDEX_HEIGHT) -> tuple[np.ndarray, np.ndarray]:
     """Training contexts (n, FACING_CONTEXT, FACING_CONTEXT, 3) around every index at least half
     visible and ``min_height`` pixels tall in a dataset's scenes, and the unit direction (n, 2) its
     top points in the picture: the card's top (its first corner less its fourth) for an index in a
     top corner, the card's bottom for one in a bottom corner (printed the other way up)."""
-    import json
-
     contexts, ups = [], []
-    paths = sorted((Path(scenes) / "images" / split).glob("*.json"))[:limit]
-    for path in paths:
-        boxes, directions = labelled_directions(json.loads(path.read_text()), min_height)
-        if not boxes:
-            continue
-        image = cv2.imread(str(path.with_suffix(".jpg")))
-        if image is None:
-            continue
-        contexts.append(window_crops(image, np.array(boxes), FACING_CONTEXT, FACING_CONTEXT_WINDOW))
-        ups.append(np.array(directions))
+    for image, boxes, directions in _labelled_pictures(scenes, split, limit, min_height):
+        contexts.append(window_crops(image, boxes, FACING_CONTEXT, FACING_CONTEXT_WINDOW))
+        ups.append(directions)
     if not contexts:
         return np.empty((0, FACING_CONTEXT, FACING_CONTEXT, 3), np.uint8), np.empty((0, 2))
     return np.concatenate(contexts), np.concatenate(ups)
 
 
-def labelled_directions(truth: dict, min_height: float = 8.0) -> tuple[list, list]:
+def _labelled_pictures(scenes: Path, split: str, limit: int | None, min_height: float):
+    """(picture, boxes (k, 4), directions (k, 2)) of each described scene of a split, in name order
+    (the first ``limit``), that has an index :func:`labelled_directions` takes."""
+    import json
+
+    for path in sorted((Path(scenes) / "images" / split).glob("*.json"))[:limit]:
+        boxes, directions = labelled_directions(json.loads(path.read_text()), min_height)
+        image = cv2.imread(str(path.with_suffix(".jpg"))) if boxes else None
+        if image is not None:
+            yield image, np.array(boxes), np.array(directions)
+
+
+def labelled_directions(truth: dict, min_height: float = MIN_INDEX_HEIGHT) -> tuple[list, list]:
     """The boxes of a scene's indexes at least half visible and ``min_height`` tall, and the unit
     direction each one's top points."""
     boxes, directions = [], []
@@ -146,8 +151,6 @@ class TableTurn:
 
     centre: np.ndarray  #: (2,) picture pixels: the middle of the table
     towards_b: np.ndarray  #: (2,) unit vector from team A's side to team B's, in the picture
-    agreement: float  #: how well the cards' directions agree with one axis (0 to 1)
-    cards: int  #: how many finds the estimate rests on
 
     @property
     def turn(self) -> float:
@@ -155,8 +158,7 @@ class TableTurn:
         return float(np.arctan2(-self.towards_b[0], -self.towards_b[1]))
 
 
-def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None = None,
-               towards_b: np.ndarray | None = None) -> TableTurn | None:
+def table_turn(points: np.ndarray, ups: np.ndarray, towards_b: np.ndarray | None = None) -> TableTurn | None:
     """The table's middle and turn from finds at ``points`` (n, 2) whose tops point along ``ups`` (n, 2).
 
     The axis is the mean of the directions with their angles doubled, so a card and one turned half
@@ -169,9 +171,7 @@ def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None =
     points, ups = np.asarray(points, float).reshape(-1, 2), np.asarray(ups, float).reshape(-1, 2)
     if not len(points):
         return None
-    weights = np.ones(len(points)) if weights is None else np.asarray(weights, float)
-    doubled = weights @ np.c_[ups[:, 0] ** 2 - ups[:, 1] ** 2, 2 * ups[:, 0] * ups[:, 1]]
-    agreement = float(np.linalg.norm(doubled) / max(weights.sum(), 1e-9))
+    doubled = (np.c_[ups[:, 0] ** 2 - ups[:, 1] ** 2, 2 * ups[:, 0] * ups[:, 1]]).sum(axis=0)
     axis = np.arctan2(doubled[1], doubled[0]) / 2
     found = np.array([np.cos(axis), np.sin(axis)])
     if (found @ towards_b < 0) if towards_b is not None else (found[1] > 0):  # else from A to B runs up the picture
@@ -182,14 +182,13 @@ def table_turn(points: np.ndarray, ups: np.ndarray, weights: np.ndarray | None =
     order = np.argsort(along)
     ranked = along[order]
     lines = np.r_[ranked[0] - 1, (ranked[:-1] + ranked[1:]) / 2, ranked[-1] + 1]  # line k has k finds before it
-    a_weight, b_weight = np.where(a_cards, weights, 0.0)[order], np.where(a_cards, 0.0, weights)[order]
-    # A's finds beyond the line and B's before it
-    misplaced = a_weight.sum() - np.r_[0.0, np.cumsum(a_weight)] + np.r_[0.0, np.cumsum(b_weight)]
-    good = lines[misplaced <= misplaced.min() + 0.02 * weights.sum()]
+    a_before = np.r_[0, np.cumsum(a_cards[order])]  # after line k: A's finds before it
+    misplaced = (a_before[-1] - a_before) + (np.arange(len(lines)) - a_before)  # A's beyond it, B's before it
+    good = lines[misplaced <= misplaced.min() + 0.02 * len(points)]
     across = np.array([-towards_b[1], towards_b[0]])
     middle = (good.min() + good.max()) / 2
     centre = middle * towards_b + float(np.median(points @ across)) * across
-    return TableTurn(centre, towards_b, agreement, len(points))
+    return TableTurn(centre, towards_b)
 
 
 class TableFacing:
@@ -241,17 +240,10 @@ def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", lim
     """The share of a split's labelled indexes (as :func:`facing_contexts` takes them, read through the
     reader's window around their true boxes) whose direction the reader gives within each angle of
     ``within`` degrees of the truth; empty when the split has no labelled indexes."""
-    import json
-
     errors = []
-    for path in sorted((Path(scenes) / "images" / split).glob("*.json"))[:limit]:
-        truth = json.loads(path.read_text())
-        boxes, directions = labelled_directions(truth)
-        image = cv2.imread(str(path.with_suffix(".jpg")))
-        if not boxes or image is None:
-            continue
-        found, _ = reader.facing(image, np.array(boxes))
-        errors.append(np.degrees(np.arccos(np.clip((found * np.array(directions)).sum(axis=1), -1, 1))))
+    for image, boxes, directions in _labelled_pictures(scenes, split, limit, MIN_INDEX_HEIGHT):
+        found, _ = reader.facing(image, boxes)
+        errors.append(np.degrees(np.arccos(np.clip((found * directions).sum(axis=1), -1, 1))))
     if not errors:
         return {}
     errors = np.concatenate(errors)

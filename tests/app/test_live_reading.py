@@ -395,7 +395,7 @@ def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, s
     qtbot.addWidget(window)
     frames = demo_truth()
     size = (frames[-1]["image"]["width"], frames[-1]["image"]["height"])
-    turn = TableTurn(np.array([size[0] / 2, size[1] / 2]), np.array([-1.0, 0.0]), 1.0, 40)  # B on the left
+    turn = TableTurn(np.array([size[0] / 2, size[1] / 2]), np.array([-1.0, 0.0]))  # B on the left
     reading = read_table(detections_from_truth(frames[-1]), size, TableSetup(), None, 0.0, turn)
     window._play("0", None)
     window.on_reading(0, reading)

@@ -104,7 +104,7 @@ def test_the_reader_finds_whose_cards_are_whose_on_a_table_filmed_from_the_side(
         picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)  # (x, y) -> (720 - y, x)
         x0, y0, x1, y1 = found.xyxy.T
         found = Detections(np.c_[720 - y1, x0, 720 - y0, x1], found.confidence, found.class_id)
-        axis = TableTurn(axis.centre, axis.towards_b @ [[0, 1], [-1, 0]], axis.agreement, axis.cards)
+        axis = TableTurn(axis.centre, axis.towards_b @ [[0, 1], [-1, 0]])
     assert abs(axis.towards_b[0]) > np.cos(np.radians(40))  # more left and right than up and down
 
     class Labels:  # a perfect detector
@@ -144,7 +144,7 @@ def test_the_teams_keep_their_names_when_the_camera_sits_between_them():
 
 
 def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():
-    far = TableTurn(np.array([640.0, -5000.0]), np.array([0.6, -0.8]), 1.0, 30)  # the middle far above the picture
+    far = TableTurn(np.array([640.0, -5000.0]), np.array([0.6, -0.8]))  # the middle far above the picture
     outlines = TableFrame(TableSetup(), (1280, 720), far).area_outlines((1280, 720))
     assert len(outlines["B"]) == 0
     assert sorted(map(tuple, outlines["A"].round())) == [(0, 0), (0, 720), (1280, 0), (1280, 720)]

@@ -120,7 +120,6 @@ class MainWindow(QMainWindow):
         self.video = VideoView()
         self.playing: str | None = None  #: the video playing: a camera's id, "demo" or a file's path
         self.table_setup = TableSetup()  #: the team areas the reader uses on that video
-        self.sides_shown = None  #: the sides the reader took without a set-up, as outlined (see _show_sides_taken)
         self.set_up_bar = self._set_up_bar()
         self.feed = VideoFeed(self)
         self.feed.frame.connect(self._on_frame)
@@ -552,7 +551,6 @@ class MainWindow(QMainWindow):
     def use_table_setup(self, setup: TableSetup, keep: bool = False) -> None:
         """Read the table with these team areas from now on; ``keep`` saves them for this video."""
         self.table_setup = setup
-        self.sides_shown = None
         if keep and self.playing is not None:
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
             comes_with = self._setup_beside(self.playing) is not None
@@ -602,7 +600,6 @@ class MainWindow(QMainWindow):
         if self.video.editing:
             self._set_up_shown(False)
             self.video.show_areas(set_outlines(self.table_setup))
-            self.sides_shown = None  # the next reading outlines the sides it took again, if any
 
     def _corners_marked(self, marked: bool) -> None:
         """The table's corners are dragged too (a perspective), or no longer."""
@@ -738,11 +735,8 @@ class MainWindow(QMainWindow):
     def _show_sides_taken(self, reading) -> None:
         """Without a set-up, outline each team's side as the reader took it from which way the cards
         face (:mod:`vision.facing`), so players see which side it counts as team A's."""
-        if (reading.team_sides is None or self.video.editing or self.table_setup.set_up
-                or reading.team_sides == self.sides_shown):
-            return
-        self.sides_shown = reading.team_sides
-        self.video.show_areas(reading.team_sides)
+        if reading.team_sides is not None and not self.video.editing and not self.table_setup.set_up:
+            self.video.show_areas(reading.team_sides)
 
     def _judge_corners(self, reading) -> None:
         """Ask players to bring the camera closer while the corners it reads lately are small, and to

@@ -110,13 +110,14 @@ def _filmed(videos: list[Path], args) -> None:
     from vision.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
+    facing = FacingReader() if "facing" in args.set_ups else None
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
               f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames, set-up: {set_up}:")
-        facing = FacingReader() if set_up == "facing" else None
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold,
-                                  areas=set_up == "areas", facing=facing) for video in videos]
+                                  areas=set_up == "areas", facing=facing if set_up == "facing" else None)
+                   for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
         lags = [r.turn_card_lag for r in results if r.turn_card_lag is not None]

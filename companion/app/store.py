@@ -339,7 +339,8 @@ class Store:
         return None if row is None else json.loads(row[0])
 
     def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
-        """Keep a source's set-up; ``None`` forgets it (the reader then takes the picture's halves for the teams' sides)."""
+        """Keep a source's set-up; ``None`` forgets it (the reader then tells the teams' sides apart by
+        which way the cards face, :mod:`vision.facing`)."""
         with self._transaction():
             if setup is None:
                 self._db.execute("DELETE FROM table_setups WHERE source = ?", (source,))

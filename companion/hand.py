@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import legality
 from .cards import RANK_NAMES, Card
@@ -118,6 +118,15 @@ class HandEnded:
 
 
 Event = Opened | MeldStarted | CardsAdded | CanastaClosed | ThreesLaidOut | TurnCardDrawn | PackTaken | WentOut | SpecialHandLaid | HandEnded
+
+#: Each team's opponents.
+OTHER_TEAM = {"A": "B", "B": "A"}
+
+
+def by_other_team(event: Event) -> Event:
+    """``event`` as the other team's play; the same object for one that names no team (the turn
+    card drawn, the hand ended)."""
+    return replace(event, team=OTHER_TEAM[event.team]) if hasattr(event, "team") else event
 
 # ------------------------------------------------------------------------------------------ state
 
@@ -225,6 +234,16 @@ class HandState:
         problems += handler(event)
         self.events.append(event)
         return tuple(problems)
+
+    def with_teams_swapped(self) -> HandState:
+        """The same hand with each team's play the other's: the table as it is when the camera took
+        each side for the other's. Each team keeps its own score; the events are applied again with
+        their teams swapped, so each is checked as the other team's (its opening minimum, whether
+        it had opened)."""
+        swapped = HandState(self.scores, self.rules, self.variant.name)
+        for event in self.events:
+            swapped.apply(by_other_team(event))
+        return swapped
 
     def end_of_hand(self, hands: dict[str, Iterable[Iterable[Card]]] | None = None) -> EndOfHand:
         """The table as it stands, as an :class:`EndOfHand` to score (cards left in hand by team)."""

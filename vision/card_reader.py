@@ -39,9 +39,9 @@ class CardReader:
         while the set-up has neither team areas nor a perspective; by default the shipped one with the
         trained detector, none with a detector given."""
         self.detector = detector if detector is not None else _trained_detector(weights)
-        self.setup = setup or TableSetup()
+        self._setup = setup or TableSetup()
         self.facing = facing if facing is not None or detector is not None else _shipped_facing()
-        self._table_facing = TableFacing()
+        self._table_facing = TableFacing(self._setup.towards_b)
         #: (set-up, table turn, frame size, the view measured with them)
         self._memory: tuple[TableSetup, TableTurn | None, tuple[int, int], ViewMemory] | None = None
         #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
@@ -49,6 +49,17 @@ class CardReader:
         self._threshold: float | None = None
         if detector is None:
             self.threshold = READING_THRESHOLD
+
+    @property
+    def setup(self) -> TableSetup:
+        """The table's set-up: its team areas and perspective, or how players named the sides the
+        cards' facing shows (:attr:`~vision.team_areas.TableSetup.towards_b`)."""
+        return self._setup
+
+    @setup.setter
+    def setup(self, setup: TableSetup) -> None:
+        self._setup = setup
+        self._table_facing.name_sides(setup.towards_b)
 
     @property
     def threshold(self) -> float | None:
@@ -89,7 +100,7 @@ class CardReader:
     def new_view(self) -> None:
         """Forget the view measured so far: the next frame is of another video, or a photo."""
         self._memory = None
-        self._table_facing = TableFacing()
+        self._table_facing = TableFacing(self.setup.towards_b)
 
     def new_hand(self) -> None:
         """Forget the last hand's turn card; the view measured so far still serves (one camera)."""
@@ -121,11 +132,13 @@ def read_table(detections: Detections, image_size: tuple[int, int], setup: Table
         memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
     sure = detections.xyxy[detections.confidence >= threshold]
     heights = sure[:, 3] - sure[:, 1]
-    sides = None
+    sides = towards_b = None
     if turn is not None and not frame.set_up:
         sides = {team: tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline)
                  for team, outline in frame.area_outlines(image_size).items() if len(outline)}
-    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights), team_sides=sides)
+        towards_b = (round(float(turn.towards_b[0]), 4), round(float(turn.towards_b[1]), 4))
+    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights), team_sides=sides,
+                   towards_b=towards_b)
 
 
 def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:

@@ -166,17 +166,14 @@ def table_turn(points: np.ndarray, ups: np.ndarray, towards_b: np.ndarray | None
     middle along the axis is halfway across the band where a line best separates the two (within 2 % of
     the finds of the fewest misplaced), and across it the median of the finds. Team A is the team whose
     side is nearer the picture's bottom, or, given the direction ``towards_b`` an earlier estimate
-    found, the team on the same side as then (a camera at the side, between the teams, leaves "nearer
+    found or the players named (:meth:`TableFacing.name_sides`), the team on the same side as then (a camera at the side, between the teams, leaves "nearer
     the bottom" to a few pixels, and the teams must not swap names mid-game). ``None`` without finds."""
     points, ups = np.asarray(points, float).reshape(-1, 2), np.asarray(ups, float).reshape(-1, 2)
     if not len(points):
         return None
     doubled = (np.c_[ups[:, 0] ** 2 - ups[:, 1] ** 2, 2 * ups[:, 0] * ups[:, 1]]).sum(axis=0)
     axis = np.arctan2(doubled[1], doubled[0]) / 2
-    found = np.array([np.cos(axis), np.sin(axis)])
-    if (found @ towards_b < 0) if towards_b is not None else (found[1] > 0):  # else from A to B runs up the picture
-        found = -found
-    towards_b = found
+    towards_b = _named_way(np.array([np.cos(axis), np.sin(axis)]), towards_b)
     a_cards = ups @ towards_b > 0
     along = points @ towards_b
     order = np.argsort(along)
@@ -189,6 +186,12 @@ def table_turn(points: np.ndarray, ups: np.ndarray, towards_b: np.ndarray | None
     middle = (good.min() + good.max()) / 2
     centre = middle * towards_b + float(np.median(points @ across)) * across
     return TableTurn(centre, towards_b)
+
+
+def _named_way(axis: np.ndarray, towards_b: np.ndarray | None) -> np.ndarray:
+    """The table's axis (a unit vector, either way along it) pointing from team A's side to team
+    B's: the way nearer ``towards_b``, else up the picture (team A's side nearer its bottom)."""
+    return -axis if ((axis @ towards_b < 0) if towards_b is not None else (axis[1] > 0)) else axis
 
 
 class TableFacing:
@@ -207,9 +210,20 @@ class TableFacing:
     MOVED_DEGREES = 10.0
     MOVED_INDEXES = 4.0
 
-    def __init__(self) -> None:
+    def __init__(self, towards_b: np.ndarray | None = None) -> None:
+        """``towards_b``: the way from team A's side to team B's in the picture, as players named the
+        sides (:attr:`~vision.team_areas.TableSetup.towards_b`); ``None``: team A's side is the one
+        nearer the picture's bottom."""
         self._finds: deque[tuple[float, float, float, float, float]] = deque(maxlen=self.KEEP)
         self.turn: TableTurn | None = None  #: the estimate in force (the same object until it moves)
+        self._named = None if towards_b is None else np.asarray(towards_b, np.float64)
+
+    def name_sides(self, towards_b: np.ndarray | None) -> None:
+        """Name the sides the players' way from now on (``towards_b`` as for the constructor): the
+        turn in force, if any, is replaced by one naming its sides so."""
+        self._named = None if towards_b is None else np.asarray(towards_b, np.float64)
+        if self.turn is not None:
+            self.turn = TableTurn(self.turn.centre, _named_way(self.turn.towards_b, self._named))
 
     def __len__(self) -> int:
         return len(self._finds)
@@ -224,7 +238,7 @@ class TableFacing:
         if len(self._finds) < self.ENOUGH:
             return self.turn
         finds = np.array(self._finds)
-        estimate = table_turn(finds[:, :2], finds[:, 2:4], towards_b=None if self.turn is None else self.turn.towards_b)
+        estimate = table_turn(finds[:, :2], finds[:, 2:4], towards_b=self._named if self.turn is None else self.turn.towards_b)
         if self.turn is None or self._moved(estimate, float(np.median(finds[:, 4]))):
             self.turn = estimate
         return self.turn

@@ -10,9 +10,10 @@ doubtful ones, and the reading turns into the score command's hand input for the
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, SUITS, Card
+from companion.hand import OTHER_TEAM
 
 TEAMS = ("A", "B")
 CANASTA_SIZE = 7
@@ -130,6 +131,17 @@ class TableReading:
     #: cards' facing showed where the teams sit (:mod:`vision.facing`): polygons in image pixels, for
     #: the app to outline; ``None`` otherwise.
     team_sides: dict[str, tuple[tuple[float, float], ...]] | None = None
+    #: With :attr:`team_sides`: the way from team A's side to team B's in the picture (a unit
+    #: vector), for players to name the sides the other way round
+    #: (:meth:`~vision.team_areas.TableSetup.with_sides_swapped`).
+    towards_b: tuple[float, float] | None = None
+
+    def with_teams_swapped(self) -> TableReading:
+        """The reading with each team's side the other's (players swapped the sides' names)."""
+        sides = None if self.team_sides is None else {OTHER_TEAM[team]: side for team, side in self.team_sides.items()}
+        towards_b = None if self.towards_b is None else (-self.towards_b[0], -self.towards_b[1])
+        return replace(self, teams={OTHER_TEAM[team]: side for team, side in self.teams.items()}, team_sides=sides,
+                       towards_b=towards_b)
 
     def cards(self) -> list[ReadCard]:
         """Every card read, team A's then team B's, then the middle of the table."""

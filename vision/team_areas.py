@@ -44,6 +44,11 @@ class TableSetup:
 
     areas: dict[str, np.ndarray] | None = None  #: team -> (k, 2) polygon, image pixels
     perspective: np.ndarray | None = None  #: 3×3 homography, image pixels -> top-down view, centred
+    #: (2,) with neither areas nor a perspective: the way from team A's side to team B's in the
+    #: picture, as players named the sides (:meth:`with_sides_swapped`); the reader finds the sides
+    #: by the cards' facing (:mod:`vision.facing`) and names them so. ``None``: team A's is the side
+    #: nearer the picture's bottom.
+    towards_b: np.ndarray | None = None
 
     @classmethod
     def from_corners(cls, corners, areas: dict[str, np.ndarray] | None = None) -> TableSetup:
@@ -66,7 +71,17 @@ class TableSetup:
         perspective = data.get("perspective")
         if perspective is not None:
             perspective = _points(perspective, "perspective", 3, exactly=True, width=3)
-        return cls(areas, perspective)
+        towards_b = data.get("towards_b")
+        if towards_b is not None:
+            try:
+                towards_b = np.asarray(towards_b, np.float64).reshape(2)
+            except (TypeError, ValueError):
+                towards_b = np.zeros(2)
+            if not np.isfinite(towards_b).all() or not np.linalg.norm(towards_b):
+                raise TableSetupError("table set-up: towards_b must be a direction [x, y] in the picture, "
+                                      "from team A's side to team B's")
+            towards_b = towards_b / np.linalg.norm(towards_b)
+        return cls(areas, perspective, towards_b)
 
     @property
     def set_up(self) -> bool:
@@ -74,12 +89,26 @@ class TableSetup:
         sides itself)."""
         return self.areas is not None or self.perspective is not None
 
+    def with_sides_swapped(self, towards_b: np.ndarray | None = None) -> TableSetup:
+        """The set-up that names each side the other team's (the app's "Swap the sides"): the areas
+        swapped and the top-down view turned half round (team A's side is its bottom); without
+        either, the way from A's side to B's reversed: ``towards_b``, the way the reader names the
+        sides by now (a reading's), else the set-up's own, else up the picture (the default)."""
+        if self.set_up:
+            areas = None if self.areas is None else {"A": self.areas["B"], "B": self.areas["A"]}
+            half_round = np.diag([-1.0, -1.0, 1.0])
+            return TableSetup(areas, None if self.perspective is None else half_round @ self.perspective)
+        now = towards_b if towards_b is not None else self.towards_b if self.towards_b is not None else (0.0, -1.0)
+        return TableSetup(towards_b=-np.asarray(now, np.float64) / np.linalg.norm(now))
+
     def to_json(self) -> dict:
         data: dict = {}
         if self.areas is not None:
             data["areas"] = {team: np.round(polygon, 2).tolist() for team, polygon in self.areas.items()}
         if self.perspective is not None:
             data["perspective"] = self.perspective.tolist()
+        if self.towards_b is not None:
+            data["towards_b"] = np.round(self.towards_b, 4).tolist()
         return data
 
     def save(self, path: Path) -> None:

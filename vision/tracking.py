@@ -29,7 +29,7 @@ import numpy as np
 
 from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
-    CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
+    OTHER_TEAM, CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
 )
 from companion.handlog import replay
 from companion.rulebook import value as rule_value
@@ -192,6 +192,25 @@ class TableTracker:
                 if meld.is_canasta:
                     tracker.pile_contents[(team, rank)] = tuple(card.code for card in meld.cards)
         return tracker
+
+    def swap_teams(self) -> None:
+        """The camera took each side for the other's and the players said so (the app's "Swap the
+        sides"): the hand so far is each team's play the other's
+        (:meth:`~companion.hand.HandState.with_teams_swapped`), and so is all the tracker learnt of
+        each side (its steady melds, piles and threes, its readings still to settle, which meld is
+        which rank's, the canastas' cards), so the next readings, naming the sides the other way
+        round, carry on the hand rather than play it again."""
+        def other(key):
+            return (OTHER_TEAM[key[0]], *key[1:]) if key[0] in OTHER_TEAM else key
+
+        for name in ("steady", "_recent", "_most", "_seen_at", "pile_contents", "guessed"):
+            setattr(self, name, {other(key): value for key, value in getattr(self, name).items()})
+        self._meld_numbers = {OTHER_TEAM[team]: numbers for team, numbers in self._meld_numbers.items()}
+        self._laid_at = {OTHER_TEAM[team]: frame for team, frame in self._laid_at.items()}
+        # events naming no team stay the same objects: a draw reported (_drawn) may be taken back
+        self.events = [event if event.team is None else replace(event, team=OTHER_TEAM[event.team])
+                       for event in self.events]
+        self.state = self.state.with_teams_swapped()
 
     def update(self, reading: TableReading, frame: int | None = None) -> list[TableEvent]:
         """Take one frame's reading; return the events its confirmed changes imply. ``frame``, the

@@ -248,9 +248,16 @@ class MainWindow(QMainWindow):
         self.set_up_action.setToolTip("Drag each team's area on the picture so the card reader knows whose cards are whose")
         self.set_up_action.toggled.connect(self.set_up_areas)
         bar.addAction(self.set_up_action)
-        bar.widgetForAction(self.set_up_action).setStyleSheet(  # a button players see as one
-            "QToolButton { border: 1px solid #9a9a9a; border-radius: 4px; padding: 3px 10px; background: #fafafa; }"
-            "QToolButton:checked { background: #ffe9a8; border-color: #e0a800; }")
+        self.swap_action = QAction("Swap the sides", self)
+        self.swap_action.setShortcut(QKeySequence("W"))
+        self.swap_action.setToolTip("The camera takes each team's cards for the other's: swap them, from now on "
+                                    "and in the hand so far (W)")
+        self.swap_action.triggered.connect(self.swap_sides)
+        bar.addAction(self.swap_action)
+        for action in (self.set_up_action, self.swap_action):
+            bar.widgetForAction(action).setStyleSheet(  # buttons players see as such
+                "QToolButton { border: 1px solid #9a9a9a; border-radius: 4px; padding: 3px 10px; background: #fafafa; }"
+                "QToolButton:checked { background: #ffe9a8; border-color: #e0a800; }")
         self.addToolBar(bar)
 
     def _list_sources(self, chosen: str | None) -> None:
@@ -279,6 +286,7 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(shortcut))
             action.triggered.connect(slot)
             game_menu.addAction(action)
+        game_menu.insertAction(game_menu.actions()[2], self.swap_action)
         reader_menu = self.menuBar().addMenu("&Reader")
         for text, shortcut, tip, slot in (
             ("&Teach it our cards…", "Ctrl+L", "Name the cards in the picture so the reader learns your deck",
@@ -554,7 +562,8 @@ class MainWindow(QMainWindow):
         if keep and self.playing is not None:
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
             comes_with = self._setup_beside(self.playing) is not None
-            self.store.save_table_setup(self.playing, setup.to_json() if setup.set_up or comes_with else None)
+            kept = setup.to_json()
+            self.store.save_table_setup(self.playing, kept if kept or comes_with else None)
         if self.live is not None:
             self.live.use_setup(setup)
         self.video.show_areas(set_outlines(setup))
@@ -595,6 +604,24 @@ class MainWindow(QMainWindow):
         self.use_table_setup(TableSetup(), keep=True)
         self.statusBar().showMessage("Team areas cleared: the card reader tells the sides apart by which way the "
                                      "cards face, team A's the one nearer the bottom of the picture.")
+
+    def swap_sides(self) -> None:
+        """Players say the camera takes each team's cards for the other's: the set-up names the sides
+        the other way round (kept for this camera or video), and the hand so far is each team's play
+        the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
+        self.cancel_set_up()
+        reading = self.last_reading
+        self.use_table_setup(self.table_setup.with_sides_swapped(reading.towards_b if reading else None), keep=True)
+        if reading is not None:  # as the reader will read it from now on
+            self.last_reading = reading.with_teams_swapped()
+            self._show_sides_taken(self.last_reading)
+        self.tracker.swap_teams()
+        self.broken_rule.clear()
+        self._save_hand()
+        self.refresh_table()
+        names = self.game.team_names
+        self.statusBar().showMessage(f"Sides swapped: the cards on the side the reader called {names['A']}'s are "
+                                     f"{names['B']}'s, and the other way round, from now on and in the hand so far.")
 
     def cancel_set_up(self) -> None:
         if self.video.editing:

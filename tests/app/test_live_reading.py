@@ -52,6 +52,10 @@ def follow_the_demo(qtbot, store) -> tuple[MainWindow, list[dict]]:
 
 def test_the_app_follows_the_demo_hand_from_its_readings(qtbot, store):
     window, frames = follow_the_demo(qtbot, store)
+    assert_the_table_is_the_demos_at_its_end(window, frames)
+
+
+def assert_the_table_is_the_demos_at_its_end(window, frames):
     final = frames[-1]["hand"]
     for team in ("A", "B"):
         # Rank, size and kind: a canasta squared before the camera saw all its cards keeps its
@@ -383,6 +387,61 @@ def test_the_app_asks_for_the_team_areas_until_they_are_set_up(qtbot, store):
     window._play(DEMO, None)  # the demo comes with its areas
     window.on_reading(0, readings[2])
     assert window.camera_advice.isHidden()
+
+
+def test_players_swap_the_sides_the_camera_named_the_wrong_way_round_mid_hand(qtbot, store):
+    """The team areas kept for a camera are each other's (players drew them the wrong way round):
+    half way through the demo hand they press "Swap the sides". The areas are swapped and kept, the
+    hand so far becomes each team's play the other's, and the hand ends as it was played; the hand
+    saved in the store is the swapped one."""
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    frames = demo_truth()
+    areas = team_areas(frames)
+    window._play("0", None)
+    window.use_table_setup(TableSetup(areas={"A": areas["B"], "B": areas["A"]}), keep=True)
+    middle = len(frames) // 2
+    for number, truth in enumerate(frames):
+        if number == middle:
+            before = {team: [m.name for m in window.state.teams[team].melds] for team in "AB"}
+            assert before["A"] != before["B"]  # both teams opened, each taken for the other
+            window.swap_sides()
+            assert {team: [m.name for m in window.state.teams[team].melds] for team in "AB"} == \
+                {"A": before["B"], "B": before["A"]}
+            assert "Sides swapped" in window.statusBar().currentMessage()
+        size = (truth["image"]["width"], truth["image"]["height"])
+        window.on_reading(number, read_table(detections_from_truth(truth), size, window.table_setup))
+    assert np.array_equal(window.table_setup.areas["A"], areas["A"])
+    assert np.allclose(TableSetup.from_json(store.table_setup("0")).areas["A"], areas["A"])
+    assert_the_table_is_the_demos_at_its_end(window, frames)
+    again = MainWindow(store, start_video=False)  # the app opened again: the hand as swapped
+    qtbot.addWidget(again)
+    assert [m.name for m in again.state.teams["A"].melds] == [m.name for m in window.state.teams["A"].melds]
+
+
+def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_keeps_that(qtbot, store):
+    """Without a set-up the reader named the side nearer the picture's bottom team A's; players
+    swap: the outlines change names at once, and the camera's set-up keeps the way from team A's
+    side to team B's (down the picture now) for the reader; swapping again goes back."""
+    from vision.facing import TableTurn
+
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    frames = demo_truth()
+    size = (frames[-1]["image"]["width"], frames[-1]["image"]["height"])
+    turn = TableTurn(np.array([size[0] / 2, size[1] / 2]), np.array([0.0, -1.0]))
+    reading = read_table(detections_from_truth(frames[-1]), size, TableSetup(), None, 0.0, turn)
+    assert reading.towards_b == (0.0, -1.0)
+    window._play("0", None)
+    window.on_reading(0, reading)
+    bottom = window.video.areas["A"]
+    window.swap_sides()
+    assert np.allclose(window.video.areas["B"], bottom)
+    assert not window.table_setup.set_up and np.allclose(window.table_setup.towards_b, [0, 1])
+    assert store.table_setup("0") == {"towards_b": [0.0, 1.0]}
+    assert window.camera_advice.isVisible() or not window.isVisible()
+    window.swap_sides()  # without a newer reading: the set-up's own way, reversed
+    assert np.allclose(window.table_setup.towards_b, [0, -1])
 
 
 def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, store):

@@ -259,3 +259,24 @@ def test_a_meld_of_mixed_ranks_beside_a_wild_meld_is_reported_not_a_crash(cards)
     opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
     state.apply(MeldStarted("A", cards("2C 2D JK")))
     assert "meld.mixed_ranks" in rules_of(state.apply(MeldStarted("A", cards("5H 6S 7D"))))
+
+
+def test_the_hand_with_the_teams_swapped_is_each_teams_play_the_others(cards):
+    """The camera took each side for the other's: each team keeps its own score, and its opening is
+    checked against its own minimum (seed 000 §Your team's first meld: 125 below 3,000 points, 155
+    from 3,000)."""
+    from companion.handlog import to_log
+
+    state = HandState(scores={"A": 3000, "B": 0})
+    assert opened(state, cards, team="B") == ()  # 140: enough at 0 points
+    state.apply(ThreesLaidOut("A", (cards("3H")[0],)))
+    state.apply(TurnCardDrawn())
+    swapped = state.with_teams_swapped()
+    assert swapped.scores == {"A": 3000, "B": 0}
+    assert [m.name for m in swapped.teams["A"].melds] == [m.name for m in state.teams["B"].melds]
+    assert swapped.teams["A"].opened and not swapped.teams["B"].opened
+    assert len(swapped.teams["B"].threes) == 1 and swapped.turn_card.drawn
+    assert swapped.first_to_open == "A"
+    assert rules_of(HandState(scores={"A": 3000}).apply(swapped.events[0])) == ["opening.minimum"]
+    assert swapped.events[2] is state.events[2]  # the turn card drawn names no team
+    assert to_log(swapped.with_teams_swapped().events) == to_log(state.events)

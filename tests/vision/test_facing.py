@@ -1,10 +1,12 @@
 """Which way the cards face tells where the teams sit (vision.facing)."""
 
+import json
+
 import numpy as np
 import pytest
 
 from vision.facing import BINS, TableFacing, TableTurn, bin_angles, direction_bin, labelled_directions, table_turn
-from vision.team_areas import TableFrame, TableSetup
+from vision.team_areas import TableFrame, TableSetup, TableSetupError
 
 
 def _table(turn_degrees: float, rng: np.random.Generator, centre=(640.0, 360.0)):
@@ -123,6 +125,18 @@ def test_the_reader_finds_whose_cards_are_whose_on_a_table_filmed_from_the_side(
     other = "B" if named == "A" else "A"
     assert melds["A"] <= read[named] and melds["B"] <= read[other], (melds, read)
 
+    # The players swap the sides: the next reading names each team's melds the other's, and so does a
+    # reader started afresh with the set-up kept (the app opened again on the same camera).
+    swapped = reader.setup.with_sides_swapped(reading.towards_b)
+    reader.setup = swapped
+    again = {team: _ranks(reader.read(picture), team) for team in "AB"}
+    assert melds["A"] <= again[other] and melds["B"] <= again[named], (melds, again)
+    kept = TableSetup.from_json(json.loads(json.dumps(swapped.to_json())))
+    fresh = CardReader(detector=Labels(), setup=kept, facing=FacingReader())
+    for _ in range(2):
+        afresh = fresh.read(picture)
+    assert {team: _ranks(afresh, team) for team in "AB"} == again
+
     halves = CardReader(detector=Labels()).read(picture)  # no facing network: the picture's halves
     assert halves.team_sides is None
     assert not (melds["A"] <= _ranks(halves, named) and melds["B"] <= _ranks(halves, other)), (melds, read)
@@ -141,6 +155,48 @@ def test_the_teams_keep_their_names_when_the_camera_sits_between_them():
         facing.add(np.c_[points - 10, points + 10], ups, np.ones(60))
     assert facing.turn is not first and facing.turn.towards_b[0] > 0.9  # turned, team A's side kept
     assert facing.turn.towards_b[1] > 0  # though now it is the upper one
+
+
+def test_the_sides_keep_the_names_players_gave_them():
+    """Players swap the sides: the turn in force names them the other way at once, a turn found
+    afresh names them so too, and going back to the default names team A's the side nearer the
+    picture's bottom again."""
+    rng = np.random.default_rng(2)
+    points, ups = _table(10, rng)
+    boxes = np.c_[points - 10, points + 10]
+    facing = TableFacing()
+    first = facing.add(boxes, ups, np.ones(60))
+    assert first.towards_b[1] < 0  # team A's side nearer the bottom
+    swapped = TableSetup().with_sides_swapped(first.towards_b)
+    assert np.allclose(swapped.towards_b, -first.towards_b) and not swapped.set_up
+    facing.name_sides(swapped.towards_b)
+    assert np.allclose(facing.turn.towards_b, -first.towards_b) and np.allclose(facing.turn.centre, first.centre)
+    assert TableFacing(swapped.towards_b).add(boxes, ups, np.ones(60)).towards_b[1] > 0
+    facing.name_sides(None)
+    assert np.allclose(facing.turn.towards_b, first.towards_b)
+    # Before the reader has named any sides, a swap names team A's the upper side.
+    assert np.allclose(TableSetup().with_sides_swapped().towards_b, [0, 1])
+    assert np.allclose(swapped.with_sides_swapped().towards_b, first.towards_b)
+
+
+def test_a_set_up_swaps_its_areas_and_turns_its_top_down_view_half_round():
+    areas = {"A": np.array([[0, 60], [100, 60], [100, 100], [0, 100.0]]),
+             "B": np.array([[0, 0], [100, 0], [100, 40], [0, 40.0]])}
+    setup = TableSetup.from_corners([[10, 10], [90, 10], [95, 95], [5, 95]], areas)
+    swapped = setup.with_sides_swapped(np.array([1.0, 0.0]))  # a reading's way is no matter with a set-up
+    assert np.array_equal(swapped.areas["A"], areas["B"]) and swapped.towards_b is None
+    near, far = np.array([[50.0, 90.0], [50.0, 15.0]])
+    assert list(TableFrame(setup, (100, 100)).sides(np.array([near, far]))) == ["A", "B"]
+    assert list(TableFrame(swapped, (100, 100)).sides(np.array([near, far]))) == ["B", "A"]
+    perspective_only = TableSetup(perspective=setup.perspective).with_sides_swapped()
+    assert TableFrame(perspective_only, (100, 100)).to_frame(np.array([near]))[0, 1] < 0  # now on B's half
+
+
+@pytest.mark.parametrize("bad", [[0, 0], [1], "up", [1, float("nan")]])
+def test_a_saved_naming_of_the_sides_that_is_no_direction_says_so(bad):
+    with pytest.raises(TableSetupError, match="towards_b must be a direction"):
+        TableSetup.from_json({"towards_b": bad})
+    assert np.allclose(TableSetup.from_json({"towards_b": [0, 3]}).towards_b, [0, 1])
 
 
 def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():

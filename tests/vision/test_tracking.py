@@ -592,3 +592,50 @@ def test_plays_read_at_once_are_reported_in_one_order_whatever_the_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True).stdout
             for seed in range(6)}
     assert len(runs) == 1 and "added_to_meld" in next(iter(runs))
+
+
+def test_swapping_the_teams_mid_hand_carries_on_the_hand_as_if_they_had_been_named_right_all_along():
+    """The demo hand read from its labelled boxes with each team's area given to the other (the
+    camera naming the sides the wrong way round) until, mid-hand, the players swap them: the tracker
+    ends with the very plays and table of a tracker that had the names right from the start. (When
+    the turn card was drawn may differ: the middle of the table is read in a picture turned half
+    round while the names are wrong.)"""
+    import gzip
+    import json
+
+    from companion.handlog import to_log
+    from vision.card_reader import read_table
+    from vision.evaluate_reader import detections_from_truth
+    from vision.evaluate_video import team_areas
+    from vision.team_areas import TableSetup
+
+    with gzip.open(DEMO / "frames.jsonl.gz", "rt") as lines:
+        frames = [json.loads(line) for line in lines][::3]
+    right = TableSetup(areas=team_areas(frames))
+    wrong = right.with_sides_swapped()
+    assert np.array_equal(wrong.areas["A"], right.areas["B"]) and np.array_equal(wrong.areas["B"], right.areas["A"])
+
+    def read(truth, setup):
+        return read_table(detections_from_truth(truth), (truth["image"]["width"], truth["image"]["height"]), setup)
+
+    straight, swapped = TableTracker(), TableTracker()
+    middle = len(frames) // 2
+    for number, truth in enumerate(frames):
+        straight.update(read(truth, right), frame=3 * number)
+        if number == middle:
+            assert {e.team for e in swapped.events if e.team} == {"A", "B"}  # both teams had played
+            assert swapped.state.teams["A"].melds != straight.state.teams["A"].melds
+            swapped.swap_teams()
+        swapped.update(read(truth, wrong if number < middle else right), frame=3 * number)
+    def plays(tracker):
+        return [(e.kind, e.team, e.cards, e.melds, e.frame) for e in tracker.events if e.team]
+
+    assert len(plays(straight)) >= 10 and plays(swapped) == plays(straight)
+    assert [e for e in to_log(swapped.state.events) if "team" in e] == \
+        [e for e in to_log(straight.state.events) if "team" in e]
+    for team in "AB":
+        assert swapped.state.teams[team].melds == straight.state.teams[team].melds
+        assert swapped.state.teams[team].threes == straight.state.teams[team].threes
+    assert swapped.pile_contents == straight.pile_contents
+    assert {k: v for k, v in swapped.steady.items() if k[0] in "AB"} == \
+        {k: v for k, v in straight.steady.items() if k[0] in "AB"}

@@ -49,6 +49,8 @@ class VideoResult:
     #: how often the tracker took back a draw it had reported (the turn card read again where it
     #: lay): the players saw the turn card drawn for a while; the draw is in neither event list
     turn_card_taken_back: int = 0
+    #: how often a player swapped the sides' names (``evaluate_video``'s ``swap_after``)
+    swaps: int = 0
 
     @property
     def readable(self) -> bool:
@@ -98,7 +100,8 @@ class VideoResult:
                 "readable": self.readable,
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1],
-                "turn_card_lag": self.turn_card_lag, "turn_card_taken_back": self.turn_card_taken_back}
+                "turn_card_lag": self.turn_card_lag, "turn_card_taken_back": self.turn_card_taken_back,
+                "swaps": self.swaps}
 
 
 def _in_order(truth: list[tuple], read: list[tuple]) -> int:
@@ -112,7 +115,7 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
                    detector=None, every: int = 1, wait_frames: int | None = None,
-                   threshold: float = 0.0, areas: bool = True, facing=None) -> VideoResult:
+                   threshold: float = 0.0, areas: bool = True, facing=None, swap_after: int | None = None) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
@@ -121,7 +124,11 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it. ``areas=False`` reads
     the video as a table nobody set up: without team areas, and with ``facing`` (a
     :class:`~vision.facing.FacingReader`) taking the table's middle and turn from which way the cards
-    point, as the app's reader does (:class:`~vision.facing.TableFacing`)."""
+    point, as the app's reader does (:class:`~vision.facing.TableFacing`). ``swap_after``, with
+    ``facing``: a player watching presses "Swap the sides" once the reader has named the sides the
+    wrong way round (the filmed hand's team A on the side it calls B's) for this many frames: the
+    reader names them the other way from then on, and the tracker takes the hand so far as each
+    team's play the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -132,6 +139,9 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     memory, memory_turn = ViewMemory(), None
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
     reported_drawn, taken_back = None, 0
+    true_areas = team_areas(frames) if swap_after is not None else None
+    true_way = None if true_areas is None else true_areas["B"].mean(axis=0) - true_areas["A"].mean(axis=0)
+    named_wrong_since, swaps = None, 0
     for number, truth in enumerate(frames):
         picture = next(pictures) if pictures is not None else None
         if number % every:
@@ -143,6 +153,15 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
             sure = one_find_per_index(detections)
             sure = sure[np.flatnonzero(sure.confidence >= threshold)]
             table_facing.add(sure.xyxy, *facing.facing(picture, sure.xyxy))
+            if true_way is not None and table_facing.turn is not None:
+                if table_facing.turn.towards_b @ true_way >= 0:
+                    named_wrong_since = None
+                elif named_wrong_since is None:
+                    named_wrong_since = number
+                elif number - named_wrong_since >= swap_after:  # the player swaps the sides
+                    table_facing.name_sides(-table_facing.turn.towards_b)
+                    tracker.swap_teams()
+                    named_wrong_since, swaps = None, swaps + 1
             if table_facing.turn is not memory_turn:  # as the app's reader: a new turn, a new view
                 memory, memory_turn = ViewMemory(), table_facing.turn
         events = tracker.update(read_table(detections, (truth["image"]["width"], truth["image"]["height"]),
@@ -166,7 +185,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                                      for team in TEAMS})),
                        [_read_event(e) for e in tracker.events],
                        (next((e["frame"] for e in summary["events"] if e["event"] == "turn_card_taken"), None),
-                        reported_drawn), taken_back)
+                        reported_drawn), taken_back, swaps)
 
 
 def _pictures(path: Path, count: int):

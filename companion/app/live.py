@@ -48,14 +48,15 @@ class ReadingWorker(QObject):
             self._newest = (self._take, number, frame_bgr)
             self._wake.notify()
 
-    def start_over(self, setup=None) -> int:
+    def start_over(self, setup=None, new_view: bool = True) -> int:
         """Forget the frame waiting to be read; readings of earlier frames are marked stale by the take
-        returned. ``setup``, when given, is the table set-up for the frames from now on. The reader
-        forgets the view it measured on the earlier frames (another camera sees the table otherwise)."""
+        returned. ``setup``, when given, is the table set-up for the frames from now on. With
+        ``new_view`` the reader forgets the view it measured on the earlier frames (another camera
+        sees the table otherwise)."""
         with self._wake:
             self._take += 1
             self._newest = None
-            self._new_view = True
+            self._new_view = self._new_view or new_view
             if setup is not None:
                 self._setup = setup
             return self._take
@@ -147,9 +148,10 @@ class LiveReading(QObject):
         Call it once the old source has stopped sending frames."""
         self._take = self._worker.start_over()
 
-    def use_setup(self, setup) -> None:
-        """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`."""
-        self._take = self._worker.start_over(setup)
+    def use_setup(self, setup, new_view: bool = True) -> None:
+        """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`; ``new_view``
+        False keeps what the reader measured of the view (the same camera, the sides' names swapped)."""
+        self._take = self._worker.start_over(setup, new_view)
 
     def new_hand(self) -> None:
         """A new hand is dealt: its turn card is not the last hand's."""

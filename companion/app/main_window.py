@@ -556,8 +556,9 @@ class MainWindow(QMainWindow):
         video = DEMO_VIDEO if key == DEMO else Path(key) if key not in (None, VIDEO_FILE) else None
         return setup_beside(video) if video is not None and video.is_file() else None
 
-    def use_table_setup(self, setup: TableSetup, keep: bool = False) -> None:
-        """Read the table with these team areas from now on; ``keep`` saves them for this video."""
+    def use_table_setup(self, setup: TableSetup, keep: bool = False, new_view: bool = True) -> None:
+        """Read the table with these team areas from now on; ``keep`` saves them for this video;
+        ``new_view`` False: the reader keeps what it measured of the view (see :meth:`swap_sides`)."""
         self.table_setup = setup
         if keep and self.playing is not None:
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
@@ -565,7 +566,7 @@ class MainWindow(QMainWindow):
             kept = setup.to_json()
             self.store.save_table_setup(self.playing, kept if kept or comes_with else None)
         if self.live is not None:
-            self.live.use_setup(setup)
+            self.live.use_setup(setup, new_view)
         self.video.show_areas(set_outlines(setup))
 
     def set_up_areas(self, on: bool) -> None:
@@ -611,7 +612,9 @@ class MainWindow(QMainWindow):
         the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
         self.cancel_set_up()
         reading = self.last_reading
-        self.use_table_setup(self.table_setup.with_sides_swapped(reading.towards_b if reading else None), keep=True)
+        # The reader keeps the finds it took the table's turn from; only the names change.
+        self.use_table_setup(self.table_setup.with_sides_swapped(reading.towards_b if reading else None), keep=True,
+                             new_view=False)
         if reading is not None:  # as the reader will read it from now on
             self.last_reading = reading.with_teams_swapped()
             self._show_sides_taken(self.last_reading)

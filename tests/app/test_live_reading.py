@@ -255,6 +255,38 @@ def test_another_video_is_read_without_the_view_measured_on_the_last(qtbot):
     assert reader.calls[-2:] == ["new view", 2]
 
 
+def test_swapping_the_sides_hands_the_reader_the_new_names_and_keeps_its_view(qtbot, store, monkeypatch):
+    """The camera has not moved: the reader keeps the finds it took the table's turn from (a new
+    view would start gathering them again), and reads the next frame with the sides swapped."""
+    class Reader:
+        def __init__(self):
+            self.calls = []
+
+        def __setattr__(self, name, value):
+            if name == "setup":
+                self.calls.append(("setup", None if value.towards_b is None else tuple(value.towards_b)))
+            object.__setattr__(self, name, value)
+
+        def new_view(self):
+            self.calls.append("new view")
+
+        def read(self, frame):
+            self.calls.append(int(frame[0, 0, 0]))
+            return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]))
+
+    reader = Reader()
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (reader, "Card reader ready"))
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    window._play("0", None)
+    window.live.offer(0, np.full((4, 4, 3), 1, np.uint8))
+    qtbot.waitUntil(lambda: 1 in reader.calls, timeout=5000)
+    window.swap_sides()
+    window.live.offer(1, np.full((4, 4, 3), 2, np.uint8))
+    qtbot.waitUntil(lambda: 2 in reader.calls, timeout=5000)
+    assert reader.calls[-2:] == [("setup", (0.0, 1.0)), 2]
+
+
 def test_a_new_hand_is_read_without_the_last_hands_turn_card(qtbot, store, monkeypatch):
     # The demo plays again (its frame numbers go back): a new hand is dealt, with a turn card of its
     # own, so the reading thread tells the reader to forget the one it read (the camera's view stays).

@@ -21,7 +21,9 @@ also without a set-up as the app reads one, turned as the cards face (the "facin
 video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m vision video --split
 test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
 ``--set-ups areas facing halves`` reads each with the team areas, without them as the app does
-(the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves.
+(the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves;
+``--swap-after 125`` plays a player who swaps the sides' names five seconds after the reader
+named them the wrong way round.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ def main() -> None:
                         "around each team's cards (areas), none with the sides told apart by the cards' facing "
                         "(facing, what the app does without a set-up), none at all, the picture's lower half "
                         "for team A (halves) (default: %(default)s)")
+    parser.add_argument("--swap-after", type=int, metavar="FRAMES",
+                        help="with the facing set-up: a player presses \"Swap the sides\" once the reader has named "
+                        "the sides the wrong way round for this many frames (125: five seconds)")
     args = parser.parse_args()
     if args.pictures:
         try:
@@ -115,8 +120,12 @@ def _filmed(videos: list[Path], args) -> None:
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
               f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames, set-up: {set_up}:")
+        swap_after = args.swap_after if set_up == "facing" else None
+        if swap_after is not None:
+            print(f"  (a player swaps the sides' names once they have been wrong for {swap_after} frames)")
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold,
-                                  areas=set_up == "areas", facing=facing if set_up == "facing" else None)
+                                  areas=set_up == "areas", facing=facing if set_up == "facing" else None,
+                                  swap_after=swap_after)
                    for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")

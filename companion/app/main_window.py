@@ -62,16 +62,17 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 
 #: Asked of players while no team areas (nor the table's corners) are set up for the picture. Without
 #: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
-#: team A's the side nearer the picture's bottom, and the window outlines the sides it took. Replays
-#: of the shipped detector's finds on the 40 held-out hand videos, every 3rd frame (forty-third
-#: session): 283 of their 627 plays in order so (386 had the players named the sides the other way
-#: where the reader's team A was the filmed hand's team B), 225 before (the picture's lower half for
-#: team A), 477 with the areas drawn around each team's cards.
+#: team A's the side nearer the picture's bottom until players swap the names (:meth:`MainWindow.swap_sides`),
+#: and the window outlines the sides it took. Replays of the shipped detector's finds on the 40
+#: held-out hand videos, every 3rd frame: 283 of their 627 plays in order so (forty-third session),
+#: 382 with a player pressing "Swap the sides" 5 seconds after the reader named them the wrong way
+#: round (forty-fourth session), 225 with the picture's lower half for team A, 477 with the areas
+#: drawn around each team's cards.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
-                "their cards face, and takes the side nearer the bottom of the picture for team A (outlined "
-                "on the picture once enough cards are down). On test videos it followed a little under half the plays "
-                "so, and three in four with the areas: press “Set up table areas” and drag each team's area "
-                "over where it lays its melds and threes.")
+                "their cards face, and outlines each side on the picture with its team's name once enough "
+                "cards are down. If it names them the wrong way round, press “Swap the sides” (W). On test "
+                "videos it followed three plays in five so, and three in four with the areas: press “Set up "
+                "table areas” and drag each team's area over where it lays its melds and threes.")
 
 
 def setup_beside(video: Path) -> dict | None:
@@ -223,7 +224,8 @@ class MainWindow(QMainWindow):
         for label, tip, slot in (
             ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
             ("Reset to default", "Forget the areas and the corners: the card reader tells the sides apart by "
-                                 "which way the cards face, team A's the one nearer the bottom of the picture",
+                                 "which way the cards face, team A's the one nearer the bottom of the picture "
+                                 "(“Swap the sides” names them the other way)",
              self.reset_set_up),
             ("Cancel", "Keep the areas as they were", self.cancel_set_up),
         ):

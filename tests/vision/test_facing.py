@@ -1,6 +1,7 @@
 """Which way the cards face tells where the teams sit (vision.facing)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,3 +230,66 @@ def test_the_annotated_picture_shows_the_sides_the_reader_took():
     frame = TableFrame(TableSetup(), (100, 100))  # the picture's halves, top and bottom
     assert annotate(picture, left_and_right, frame)[20, 50].any()  # on the line between the sides taken
     assert not annotate(picture, TableReading((100, 100)), frame)[20, 50].any()
+
+
+def _teams_swapped(value):
+    """A hand video's labels (events, frames) with teams A and B swapped."""
+    if isinstance(value, list):
+        return [_teams_swapped(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    other = {"A": "B", "B": "A"}
+    return {other.get(key, key) if isinstance(value.get("A", value.get("B")), dict) else key:
+            other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
+            for key, item in value.items()}
+
+
+def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_back(tmp_path):
+    """The demo hand, its camera at team A's side, relabelled so that team A sits across the table:
+    read from its labelled boxes without a set-up, told each card's true direction, the reader names
+    the side nearer the camera team A's, the wrong way round. A player who presses "Swap the sides"
+    a second after the outlines show (evaluate_video's swap_after) gets the plays the demo as filmed
+    gives, but for the turn card's draw: the reader looks for the turn card left of the discard pile
+    as team A sees the table, and the relabelled demo has it on the other side. One who never swaps
+    gets few."""
+    import gzip
+    import shutil
+
+    from vision.evaluate_reader import detections_from_truth
+    from vision.evaluate_video import evaluate_video
+
+    demo = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+    with gzip.open(demo / "frames.jsonl.gz", "rt") as lines:
+        frames = [json.loads(line) for line in lines]
+    directions = {}
+    for truth in frames:
+        found = detections_from_truth(truth).xyxy
+        for box, up in zip(*labelled_directions(truth, min_height=0)):
+            near = np.abs(found - box).max(axis=1)
+            if len(near) and near.min() < 1:
+                directions[tuple(found[near.argmin()].round(1))] = up
+
+    class TrueFacing:
+        def facing(self, picture, boxes):
+            ups = [directions.get(tuple(np.round(box, 1))) for box in boxes]
+            sure = np.array([up is not None for up in ups], float)
+            return np.array([up if up is not None else (0.0, 0.0) for up in ups]).reshape(-1, 2), sure
+
+    relabelled = tmp_path / "demo"
+    relabelled.mkdir()
+    (relabelled / "events.json").write_text(json.dumps(_teams_swapped(json.loads((demo / "events.json").read_text()))))
+    with gzip.open(relabelled / "frames.jsonl.gz", "wt") as lines:
+        lines.writelines(json.dumps(_teams_swapped(frame)) + "\n" for frame in frames)
+    assert json.loads(gzip.open(relabelled / "frames.jsonl.gz", "rt").readline())["hand"]["teams"].keys() == {"A", "B"}
+
+    as_filmed = evaluate_video(demo, areas=False, facing=TrueFacing())
+    never = evaluate_video(relabelled, areas=False, facing=TrueFacing())
+    swapped = evaluate_video(relabelled, areas=False, facing=TrueFacing(), swap_after=25)
+    assert as_filmed.swaps == never.swaps == 0 and swapped.swaps == 1
+    assert as_filmed.events_in_order >= 12 and never.events_in_order <= as_filmed.events_in_order // 2
+    assert swapped.events_in_order >= as_filmed.events_in_order - 1, (swapped.summary(), as_filmed.summary())
+    def plays(result, names):  # the plays read, in order, teams named as the demo as filmed names them
+        return [(event[0], *(names.get(team, team) for team in event[1:2]), *event[2:]) for event in result.read_events
+                if event[0] != "turn_card_taken"]
+
+    assert plays(swapped, {"A": "B", "B": "A"}) == plays(as_filmed, {})

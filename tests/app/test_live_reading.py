@@ -255,32 +255,46 @@ def test_another_video_is_read_without_the_view_measured_on_the_last(qtbot):
     assert reader.calls[-2:] == ["new view", 2]
 
 
-def test_swapping_the_sides_hands_the_reader_the_new_names_and_keeps_its_view(qtbot, store, monkeypatch):
-    """The camera has not moved: the reader keeps the finds it took the table's turn from (a new
-    view would start gathering them again), and reads the next frame with the sides swapped."""
-    class Reader:
-        def __init__(self):
-            self.calls = []
+class RecordingReader:
+    """A card reader that records what the reading thread asks of it, in order: a new set-up (with
+    its way from team A's side to team B's), a new view, a new hand, and each frame read (by its
+    first pixel); each reading is of an empty table."""
 
-        def __setattr__(self, name, value):
-            if name == "setup":
-                self.calls.append(("setup", None if value.towards_b is None else tuple(value.towards_b)))
-            object.__setattr__(self, name, value)
+    def __init__(self):
+        self.calls = []
 
-        def new_view(self):
-            self.calls.append("new view")
+    def __setattr__(self, name, value):
+        if name == "setup":
+            self.calls.append(("setup", None if value.towards_b is None else tuple(value.towards_b)))
+        object.__setattr__(self, name, value)
 
-        def read(self, frame):
-            self.calls.append(int(frame[0, 0, 0]))
-            return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]))
+    def new_hand(self):
+        self.calls.append("new hand")
 
-    reader = Reader()
+    def new_view(self):
+        self.calls.append("new view")
+
+    def read(self, frame):
+        self.calls.append(int(frame[0, 0, 0]))
+        return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]))
+
+
+def window_reading_first_frame(qtbot, store, monkeypatch) -> tuple[MainWindow, RecordingReader]:
+    """A window whose reading thread runs a :class:`RecordingReader`, once it has read a frame."""
+    reader = RecordingReader()
     monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (reader, "Card reader ready"))
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
     window._play("0", None)
     window.live.offer(0, np.full((4, 4, 3), 1, np.uint8))
     qtbot.waitUntil(lambda: 1 in reader.calls, timeout=5000)
+    return window, reader
+
+
+def test_swapping_the_sides_hands_the_reader_the_new_names_and_keeps_its_view(qtbot, store, monkeypatch):
+    """The camera has not moved: the reader keeps the finds it took the table's turn from (a new
+    view would start gathering them again), and reads the next frame with the sides swapped."""
+    window, reader = window_reading_first_frame(qtbot, store, monkeypatch)
     window.swap_sides()
     window.live.offer(1, np.full((4, 4, 3), 2, np.uint8))
     qtbot.waitUntil(lambda: 2 in reader.calls, timeout=5000)
@@ -290,26 +304,7 @@ def test_swapping_the_sides_hands_the_reader_the_new_names_and_keeps_its_view(qt
 def test_a_new_hand_is_read_without_the_last_hands_turn_card(qtbot, store, monkeypatch):
     # The demo plays again (its frame numbers go back): a new hand is dealt, with a turn card of its
     # own, so the reading thread tells the reader to forget the one it read (the camera's view stays).
-    class Reader:
-        def __init__(self):
-            self.calls = []
-
-        def new_hand(self):
-            self.calls.append("new hand")
-
-        def new_view(self):
-            self.calls.append("new view")
-
-        def read(self, frame):
-            self.calls.append(int(frame[0, 0, 0]))
-            return read_table(Detections.empty(), (frame.shape[1], frame.shape[0]))
-
-    reader = Reader()
-    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (reader, "Card reader ready"))
-    window = MainWindow(store, start_video=False)
-    qtbot.addWidget(window)
-    window.live.offer(0, np.full((4, 4, 3), 1, np.uint8))
-    qtbot.waitUntil(lambda: 1 in reader.calls, timeout=5000)
+    window, reader = window_reading_first_frame(qtbot, store, monkeypatch)
     assert "new hand" not in reader.calls
     empty = read_table(Detections.empty(), (4, 4))
     window.on_reading(50, empty)

@@ -235,15 +235,14 @@ class HandState:
         self.events.append(event)
         return tuple(problems)
 
-    def with_teams_swapped(self) -> HandState:
-        """The same hand with each team's play the other's: the table as it is when the camera took
-        each side for the other's. Each team keeps its own score; the events are applied again with
-        their teams swapped, so each is checked as the other team's (its opening minimum, whether
-        it had opened)."""
+    def with_teams_swapped(self) -> tuple[HandState, tuple[Violation, ...]]:
+        """The same hand with each team's play the other's (the table as it is when the camera took
+        each side for the other's), and the rules it breaks. Each team keeps its own score; the
+        events are applied again with their teams swapped, so each is checked as the other team's
+        (its opening minimum, whether it had opened)."""
         swapped = HandState(self.scores, self.rules, self.variant.name)
-        for event in self.events:
-            swapped.apply(by_other_team(event))
-        return swapped
+        broken = [problem for event in self.events for problem in swapped.apply(by_other_team(event))]
+        return swapped, tuple(broken)
 
     def end_of_hand(self, hands: dict[str, Iterable[Iterable[Card]]] | None = None) -> EndOfHand:
         """The table as it stands, as an :class:`EndOfHand` to score (cards left in hand by team)."""

@@ -115,7 +115,8 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
                    detector=None, every: int = 1, wait_frames: int | None = None,
-                   threshold: float = 0.0, areas: bool = True, facing=None, swap_after: int | None = None) -> VideoResult:
+                   threshold: float = 0.0, areas: bool = True, facing=None,
+                   swap_after: int | None = None) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the

@@ -166,8 +166,9 @@ def table_turn(points: np.ndarray, ups: np.ndarray, towards_b: np.ndarray | None
     middle along the axis is halfway across the band where a line best separates the two (within 2 % of
     the finds of the fewest misplaced), and across it the median of the finds. Team A is the team whose
     side is nearer the picture's bottom, or, given the direction ``towards_b`` an earlier estimate
-    found or the players named (:meth:`TableFacing.name_sides`), the team on the same side as then (a camera at the side, between the teams, leaves "nearer
-    the bottom" to a few pixels, and the teams must not swap names mid-game). ``None`` without finds."""
+    found or the players named (:meth:`TableFacing.name_sides`), the team on the same side as then
+    (a camera at the side, between the teams, leaves "nearer the bottom" to a few pixels, and the
+    teams must not swap names mid-game). ``None`` without finds."""
     points, ups = np.asarray(points, float).reshape(-1, 2), np.asarray(ups, float).reshape(-1, 2)
     if not len(points):
         return None
@@ -238,7 +239,8 @@ class TableFacing:
         if len(self._finds) < self.ENOUGH:
             return self.turn
         finds = np.array(self._finds)
-        estimate = table_turn(finds[:, :2], finds[:, 2:4], towards_b=self._named if self.turn is None else self.turn.towards_b)
+        named = self._named if self.turn is None else self.turn.towards_b
+        estimate = table_turn(finds[:, :2], finds[:, 2:4], towards_b=named)
         if self.turn is None or self._moved(estimate, float(np.median(finds[:, 4]))):
             self.turn = estimate
         return self.turn

@@ -193,13 +193,14 @@ class TableTracker:
                     tracker.pile_contents[(team, rank)] = tuple(card.code for card in meld.cards)
         return tracker
 
-    def swap_teams(self) -> None:
+    def swap_teams(self) -> tuple[Violation, ...]:
         """The camera took each side for the other's and the players said so (the app's "Swap the
         sides"): the hand so far is each team's play the other's
         (:meth:`~companion.hand.HandState.with_teams_swapped`), and so is all the tracker learnt of
         each side (its steady melds, piles and threes, its readings still to settle, which meld is
         which rank's, the canastas' cards), so the next readings, naming the sides the other way
-        round, carry on the hand rather than play it again."""
+        round, carry on the hand rather than play it again. Returns the rules the hand so far breaks
+        as the other teams' play."""
         def other(key):
             return (OTHER_TEAM[key[0]], *key[1:]) if key[0] in OTHER_TEAM else key
 
@@ -210,7 +211,8 @@ class TableTracker:
         # events naming no team stay the same objects: a draw reported (_drawn) may be taken back
         self.events = [event if event.team is None else replace(event, team=OTHER_TEAM[event.team])
                        for event in self.events]
-        self.state = self.state.with_teams_swapped()
+        self.state, broken = self.state.with_teams_swapped()
+        return broken
 
     def update(self, reading: TableReading, frame: int | None = None) -> list[TableEvent]:
         """Take one frame's reading; return the events its confirmed changes imply. ``frame``, the

@@ -429,10 +429,13 @@ class MainWindow(QMainWindow):
 
     def apply_event(self, event: Event) -> None:
         """Something happened on the table: show the hand as it now stands, and any rule it broke."""
-        problems = self.state.apply(event)
-        self.broken_rule.setText("\n".join(f"Not allowed: {p.message} ({p.source})" for p in problems))
+        self._show_broken(self.state.apply(event))
         self._save_hand()
         self.refresh_table()
+
+    def _show_broken(self, violations) -> None:
+        """Say in red which rules the table breaks, and where each is written (none: clear it)."""
+        self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in violations))
 
     def turn_card_drawn(self) -> None:
         """The one-key fallback when the camera can't see the stock."""
@@ -620,8 +623,7 @@ class MainWindow(QMainWindow):
         if reading is not None:  # as the reader will read it from now on
             self.last_reading = reading.with_teams_swapped()
             self._show_sides_taken(self.last_reading)
-        self.tracker.swap_teams()
-        self.broken_rule.clear()
+        self._show_broken(self.tracker.swap_teams())
         self._save_hand()
         self.refresh_table()
         names = self.game.team_names
@@ -759,7 +761,7 @@ class MainWindow(QMainWindow):
         events = self.tracker.update(reading, frame=frame_number)
         broken = [v for event in events for v in event.violations]
         if broken:
-            self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in broken))
+            self._show_broken(broken)
         self._save_hand()
         if events:
             self.refresh_table()

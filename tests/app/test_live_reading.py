@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion import Meld, parse_cards
+from companion import Meld, Opened, parse_cards
 from companion.app.main_window import DEMO_VIDEO, MainWindow
 from companion.handfile import score_report
 from vision.card_reader import read_table
@@ -469,6 +469,12 @@ def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_k
     assert window.camera_advice.isVisible() or not window.isVisible()
     window.swap_sides()  # without a newer reading: the set-up's own way, reversed
     assert np.allclose(window.table_setup.towards_b, [0, -1])
+    # A team's opening is checked against its own minimum once it is the other team's.
+    window.state.scores = {"A": 3000, "B": 0}
+    window.apply_event(Opened("B", (parse_cards("KH KS KD"), parse_cards("QH QS QD"), parse_cards("8H 8S 8D JK"))))
+    assert window.broken_rule.text() == ""  # 140: enough at 0 points
+    window.swap_sides()
+    assert "needs 155" in window.broken_rule.text() and window.state.teams["A"].opened
 
 
 def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, store):

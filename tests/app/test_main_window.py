@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 from tests.app.hands import hand_out
 
+from companion import ThreesLaidOut, parse_cards
 from companion.app.game import Game
 from companion.app.main import open_store
 from companion.app.main_window import MainWindow
@@ -82,6 +83,14 @@ def test_the_turn_card_key(qtbot, store):
     w = window(qtbot, store)
     qtbot.keyClick(w, Qt.Key_T)
     assert w.turn_card.text() == "Turn card drawn: 8 cards left; no more bonus cards"
+
+
+def test_the_swap_the_sides_key(qtbot, store):
+    w = window(qtbot, store)
+    w.apply_event(ThreesLaidOut("A", tuple(parse_cards("3H"))))
+    qtbot.keyClick(w, Qt.Key_W)
+    assert not w.state.teams["A"].threes and len(w.state.teams["B"].threes) == 1
+    assert "Sides swapped" in w.statusBar().currentMessage()
 
 
 def test_reopening_resumes_the_game(qtbot, tmp_path):

@@ -252,12 +252,13 @@ def camera_setup(camera) -> TableSetup:
     return TableSetup(perspective=np.linalg.inv(camera.table_to_image()))
 
 
-def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int]):
-    """Held-out-deck test scenes (no pixels needed): (ground truth, table set-up) pairs."""
+def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int], stock_on_right: bool = False):
+    """Held-out-deck test scenes (no pixels needed): (ground truth, table set-up) pairs; with
+    ``stock_on_right`` the same scenes with the draw pile right of the discard pile."""
     from vision.synth import build_scene, scene_seed
 
     for number in range(count):
-        scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test")
+        scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test", stock_on_right=stock_on_right)
         # How the scene's players lay melds, and whether the camera faces the table from team A's
         # side (turned less than 30°: the default reading's premise), to break the figures down;
         # neither is in the dataset's JSON.

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 from companion.cards import Card
 from companion.rulebook import value
 from vision.detections import union_box
-from vision.physical_cards import MIDDLE_HALF_BAND, TURNED_TWINS, CardsSeen, SeenCard
+from vision.physical_cards import MIDDLE_HALF_BAND, TURN_CARD_NEAR, TURNED_TWINS, CardsSeen, SeenCard
 from vision.reading import TEAMS, CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
 from vision.team_areas import MIDDLE
 
@@ -36,11 +36,13 @@ HAND_LINE = 2.45
 HAND_ROW_HEIGHT = 0.6
 #: A mixed meld holds at most two wild cards (seed 000 §Natural and mixed melds).
 MAX_WILDS_IN_MIXED = 2
-#: The turn card shows at least this many card heights left of the discard pile.
+#: The turn card shows at least this many card heights beside the discard pile.
 TURN_CARD_GAP = 0.25
 #: An index box less tall than this share of its width, in the table's top-down view, is turned
 #: sideways: the turn card's (the discard pile's cards lie askew by 20° at most).
 SIDEWAYS = 1.0
+#: ... and one at least this tall for its width stands upright: a discard (:func:`_stock_on_right`).
+UPRIGHT = 1.05
 #: Indexes of a turn card further right than this share of a card's width from its leftmost are
 #: not its own (its one visible end is about level across the table).
 TURN_CARD_END = 0.25
@@ -302,10 +304,13 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
 def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False,
             known: str | None = None, known_at: tuple[float, float] | None = None
             ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
-    """The discard pile, and the turn card: it lies sideways under the draw pile, left of the discard
-    pile as team A sees the table, so it is the card of a second heap to the left. Only its end
-    sticks out from under the draw pile, so the gap seen is small; a card of the discard pile
-    peeking out beside the top one leaves as big a gap. In the table's top-down view the turn card
+    """The discard pile, and the turn card: it lies sideways under the draw pile, beside the discard
+    pile, so it is the card of a second heap: left of the discard pile as team A sees the table, or
+    right of it where earlier frames read the turn card there or, in the table's top-down view,
+    where only that heap has a sideways card (:func:`_stock_on_right`: where the stock lies is the
+    table's choice, and which side is team A's the players'). Only its end sticks out from under
+    the draw pile, so the gap seen is small; a card of the discard pile peeking out beside the top
+    one leaves as big a gap. In the table's top-down view the turn card
     also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart. Of that heap's
     cards the one of the ``known`` code (the turn card as the video's earlier frames read it) is
     it, else the surest: a card of the discard pile pushed aside may read surer (held-out hand
@@ -322,7 +327,8 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     if not gaps or max(gaps) < TURN_CARD_GAP * height:
         return tuple(_read(c) for c in cards), None
     cut = int(np.argmax(gaps)) + 1
-    heap = [c for c in cards[:cut] if not top_down or 0 < c.index_aspect < SIDEWAYS]
+    right = _stock_on_right(cards[:cut], cards[cut:], known, known_at, top_down)
+    heap = [c for c in (cards[cut:] if right else cards[:cut]) if not top_down or 0 < c.index_aspect < SIDEWAYS]
     if not heap:
         return tuple(_read(c) for c in cards), None
     def nearness(card: SeenCard) -> float:  # to where earlier frames read the turn card, image pixels
@@ -332,7 +338,7 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
         return -float(np.hypot((x0 + x1) / 2 - known_at[0], (y0 + y1) / 2 - known_at[1]))
 
     turn_card = max(heap, key=lambda c: (c.code == known, nearness(c), c.confidence))
-    end, rest = _turn_card_end(turn_card, width)
+    end, rest = _turn_card_end(turn_card, width, -1 if right else 1)
     # A deck with indexes in all four corners shows two at the turn card's end, level across the
     # table: one that did not pair with it is its own still, not the discard pile's (choice video
     # seed 40: the two read by turns, 2.2 index sizes apart, so the tracker took the turn card for
@@ -344,14 +350,37 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     return tuple(_read(c) for c in cards if c is not turn_card and c not in own) + rest, end
 
 
-def _turn_card_end(card: SeenCard, width: float) -> tuple[ReadCard, tuple[ReadCard, ...]]:
+def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | None,
+                    known_at: tuple[float, float] | None, top_down: bool = False) -> bool:
+    """Whether the turn card is the heap right of the discard pile's (as team A sees the table)
+    rather than left: a card of the code earlier frames read as the turn card lies there, where
+    they read it, and none on the left; else, in the table's top-down view, a card there lies
+    sideways (:data:`SIDEWAYS`) and every card on the left stands upright (:data:`UPRIGHT`). (Without the top-down view the index
+    boxes' shapes do not tell: a discard askew on the pile looks as wide, and held-out hand video
+    seed 32, read without a set-up, took one for the turn card in its first frames and reported the
+    turn card drawn 237 frames before it was.)"""
+    def known_near(heap: list[SeenCard]) -> bool:  # within TURN_CARD_NEAR index sizes of where it was read
+        return known_at is not None and any(
+            card.code == known and np.hypot((x0 + x1) / 2 - known_at[0], (y0 + y1) / 2 - known_at[1])
+            < TURN_CARD_NEAR * max(x1 - x0, y1 - y0) for card in heap for x0, y0, x1, y1 in card.index_boxes)
+
+    if known_near(right) != known_near(left):
+        return known_near(right)
+    if not top_down:
+        return False
+    aspects = [[c.index_aspect for c in heap if c.index_aspect > 0] for heap in (left, right)]
+    return all(aspects) and min(aspects[1]) < SIDEWAYS and min(aspects[0]) >= UPRIGHT
+
+
+def _turn_card_end(card: SeenCard, width: float, towards_discard: int = 1) -> tuple[ReadCard, tuple[ReadCard, ...]]:
     """The turn card shows one end, from under the draw pile: indexes of its code paired with it
-    that lie further right, towards the discard pile (as team A sees the table), are its twin's from
-    the other deck, on the discard pile. Indexes at the one end (a deck with indexes in all four
-    corners shows two there) lie about level across the table."""
+    that lie further towards the discard pile (``towards_discard``: 1 when that is right as team A
+    sees the table, -1 left) are its twin's from the other deck, on the discard pile. Indexes at the
+    one end (a deck with indexes in all four corners shows two there) lie about level across the
+    table."""
     if len(card.index_boxes) < 2:
         return _read(card), ()
-    xs = np.array(card.index_xs) * (-1 if card.side == "B" else 1)
+    xs = np.array(card.index_xs) * (-1 if card.side == "B" else 1) * towards_discard
     end = [k for k in range(len(xs)) if xs[k] - xs.min() < TURN_CARD_END * width]
     rest = [k for k in range(len(xs)) if k not in end]
     return ReadCard(card.code, union_box([card.index_boxes[k] for k in end]), card.confidence), \

@@ -60,6 +60,9 @@ class LayoutStyle:
     fan_melds: bool
     squares_canastas: bool
     messiness: float  # jitter in card heights and radians
+    #: the draw pile (the turn card sideways under it) right of the discard pile as team A sees the
+    #: table; the generated tables lay it left, and the reader looks on both sides (vision.grouping)
+    stock_on_right: bool = False
 
 
 def random_style(rng: random.Random) -> LayoutStyle:
@@ -177,10 +180,11 @@ def _telling_card(meld: list[str]) -> str:
 def _centre(state: TableState, rng: random.Random, aspect: float, style: LayoutStyle) -> list[PlacedCard]:
     """The draw pile with the turn card sideways under it, and the discard pile beside it."""
     cards = []
-    draw_x, discard_x = -0.7 * aspect - 0.3, 0.7 * aspect + 0.3
+    way = -1.0 if style.stock_on_right else 1.0  # from the draw pile to the discard pile
+    draw_x, discard_x = way * (-0.7 * aspect - 0.3), way * (0.7 * aspect + 0.3)
     if state.turn_card:
         cards.append(PlacedCard(state.turn_card, Group(None, "turn_card", 0),
-                                *_jitter(rng, style, draw_x + 0.35, 0.05, math.pi / 2)))
+                                *_jitter(rng, style, draw_x + way * 0.35, 0.05, math.pi / 2)))
     for _ in range(min(6, max(1, state.stock_size // 6)) if state.stock_size else 0):
         cards.append(PlacedCard(None, Group(None, "draw", 0), *_jitter(rng, style, draw_x, 0.0, 0.0)))
     for code in state.discard:

@@ -8,7 +8,7 @@ the same scene. The same seed always gives the same scene.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -76,12 +76,17 @@ def scene_seed(dataset_seed: int, split: str, number: int) -> int:
 
 def build_scene(atlas: FaceAtlas, seed: int, image_size: tuple[int, int], split: str = "train",
                 state: TableState | None = None, style: LayoutStyle | None = None,
-                camera: Camera | None = None, occluders: list[list[Shape]] | None = None) -> Scene:
+                camera: Camera | None = None, occluders: list[list[Shape]] | None = None,
+                stock_on_right: bool = False) -> Scene:
     """Everything about a scene except its pixels. ``state``, ``style``, ``camera`` and ``occluders``
-    may be given (the video keeps them across frames); otherwise they are drawn from ``seed``."""
+    may be given (the video keeps them across frames); otherwise they are drawn from ``seed``.
+    ``stock_on_right`` lays the draw pile right of the discard pile as team A sees the table, the
+    scene otherwise the same (:attr:`~vision.scene.LayoutStyle.stock_on_right`)."""
     rng = random.Random(seed)
     state = state or random_table(rng)
     style = style or random_style(rng)
+    if stock_on_right:
+        style = replace(style, stock_on_right=True)
     decks = _scene_decks(atlas, rng, split)
     joker_deck = next((d for d in decks if atlas.joker_names(d)), None) or rng.choice(
         [d for d in atlas.decks(_deck_split(split)) if atlas.joker_names(d)])

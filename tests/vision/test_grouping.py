@@ -304,6 +304,31 @@ def test_the_turn_card_read_in_earlier_frames_is_preferred_in_the_heap_left_of_t
         assert reading.turn_card.box == box
 
 
+def test_the_turn_card_is_found_right_of_the_discard_pile_too():
+    """Where the stock lies is the table's choice, and without team areas which side is team A's is
+    the players': the turn card lies sideways, the discard pile's cards upright, so a sideways card
+    right of the discard pile is the turn card; so is the card where earlier frames read it."""
+    pile = [replace(_card(code, "-", x, 0.0), index_aspect=1.3) for code, x in (("9S", -0.6), ("3C", -0.45))]
+    turn = replace(_card("5D", "-", 0.8, 0.05), index_aspect=0.8, box=(1000.0, 500.0, 1015.0, 525.0),
+                   index_boxes=((1000.0, 500.0, 1015.0, 525.0),))
+    column = _column("QD", "A", -1.0, 0.7)
+    reading = group_cards(_seen(*pile, turn, *column), (1920, 1080))
+    assert reading.turn_card.code == "5D" and sorted(c.code for c in reading.discard) == ["3C", "9S"]
+    mirrored = [replace(c, centre=(-c.centre[0], c.centre[1])) for c in (*pile, turn)]
+    assert group_cards(_seen(*mirrored, *column), (1920, 1080)).turn_card.code == "5D"  # left, as before
+    # Without a sideways card to tell, the heap left of the discard pile; once the turn card was read
+    # right of it, that one.
+    upright = replace(turn, index_aspect=1.3)
+    seen = CardsSeen((*pile, upright, *column), {"A": DIAGONAL, "B": DIAGONAL})
+    assert group_cards(seen, (1920, 1080)).turn_card.code == "9S"
+    known = replace(seen, turn_card="5D", turn_card_at=(1007.0, 512.0))
+    assert group_cards(known, (1920, 1080)).turn_card.code == "5D"
+    # Drawn, it is gone; its twin on the discard pile, away from where it lay, is no turn card.
+    twin = replace(upright, box=(1060.0, 500.0, 1075.0, 525.0), index_boxes=((1060.0, 500.0, 1075.0, 525.0),))
+    drawn = replace(known, cards=(*pile, twin, *column))
+    assert group_cards(drawn, (1920, 1080)).turn_card.code != "5D"
+
+
 def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():
     # Choice video seed 40: the turn card's end shows both its indexes, level across the table, but
     # they did not pair into one card; the surer of them was the turn card and the other went to the

@@ -3,11 +3,15 @@ discard pile as team A sees the table (as the generated tables lay it) and right
 
     python bench/turn_card_side.py [--scenes 150] [--seed 1] [--size 1920x1080]
 
-Each scene is read from its labelled index boxes (a perfect detector) three ways: with the set-up
-players would give (the table's top-down view), with that set-up's sides swapped (team A named
-the other way round, ``TableSetup.with_sides_swapped``), and without a set-up. Prints, per layout
-and way, how many scenes have their turn card read with its code (or none read where none shows),
-and how many melds have their ranks right (the turn card's place must not cost the melds). Needs
+Each scene is read from its labelled index boxes (a perfect detector): with the set-up players
+would give (the table's top-down view), with that set-up's sides swapped (team A named the other
+way round, ``TableSetup.with_sides_swapped``), without a set-up, and without one but turned as
+the cards face (as the app reads a table nobody set up), each index's direction taken from its
+labels (a perfect facing network), once without those directions in the reading (as before the
+forty-fourth session) and once with them (``Detections.up``). Prints, per layout and way, how many
+scenes have their turn card read with its code (or none read where none shows), and how many melds
+have their ranks right (the turn card's place must not cost the melds; as the facing names the
+teams by a convention, each scene's melds are judged with the names that read them better). Needs
 the face atlas (``python -m vision faces``).
 """
 
@@ -16,7 +20,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -24,6 +31,7 @@ from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
 from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes  # noqa: E402
+from vision.facing import labelled_directions, table_turn  # noqa: E402
 
 
 def main() -> None:
@@ -39,16 +47,36 @@ def main() -> None:
         for truth, setup in synthetic_scenes(atlas, args.scenes, args.seed, size, stock_on_right=right):
             shows = [c["code"] for c in truth["cards"] if c["area"] == "turn_card" and any(i["labelled"] for i in c["indexes"])]
             detections = detections_from_truth(truth)
-            for way, used in (("set-up", setup), ("set-up, sides swapped", setup.with_sides_swapped()), ("none", None)):
-                reading = read_table(detections, size, used)
+            faced, turn = _faced(detections, truth)
+            readings = {"set-up": read_table(detections, size, setup),
+                        "set-up, sides swapped": read_table(detections, size, setup.with_sides_swapped())
+                        .with_teams_swapped(),
+                        "none": read_table(detections, size, None),
+                        "facing, without directions": read_table(detections, size, None, turn=turn),
+                        "facing, with directions": read_table(faced, size, None, turn=turn)}
+            for way, reading in readings.items():
                 turn_cards[way] += (reading.turn_card.code if reading.turn_card else None) == (shows[0] if shows else None)
-                tally = judge(reading.with_teams_swapped() if used is not setup and used is not None else reading, truth)
+                tally = max((judge(r, truth) for r in (reading, reading.with_teams_swapped())),
+                            key=lambda t: t.melds_ranks_right) if way.startswith("facing") else judge(reading, truth)
                 melds[way] += tally.melds_ranks_right
                 of[way] += tally.melds
         print(f"stock {'right' if right else 'left'} of the discard pile, {args.scenes} scenes {args.size}:")
         for way in turn_cards:
-            print(f"  {way:>22}: turn card right {turn_cards[way]} of {args.scenes}, melds with their ranks right "
+            print(f"  {way:>26}: turn card right {turn_cards[way]} of {args.scenes}, melds with their ranks right "
                   f"{melds[way]} of {of[way]}")
+
+
+def _faced(detections, truth):
+    """The finds with each index's labelled direction (``Detections.up``), and the table's turn
+    those directions give (:func:`vision.facing.table_turn`)."""
+    boxes, tops = labelled_directions(truth, min_height=0)
+    up = np.zeros((len(detections), 2))
+    for box, top in zip(boxes, tops):
+        gap = np.abs(detections.xyxy - box).max(axis=1)
+        if len(gap) and gap.min() < 1:
+            up[gap.argmin()] = top
+    known = np.linalg.norm(up, axis=1) > 0
+    return replace(detections, up=up), table_turn(detections.centers[known], up[known])
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detections import Detections
-from vision.facing import TableFacing, TableTurn
+from vision.facing import TableFacing, TableTurn, face_finds
 from vision.focus import index_sharpness
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, one_find_per_index, see_cards
@@ -81,10 +81,9 @@ class CardReader:
         counts (:func:`~vision.physical_cards.one_find_per_index`)."""
         height, width = frame_bgr.shape[:2]
         found = one_find_per_index(self.detector.detect(frame_bgr))
-        sure = found.xyxy[found.confidence >= (self._threshold or 0.0)]
-        sharpness = index_sharpness(frame_bgr, sure)
+        sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
         if self._facing_in_use:
-            self._table_facing.add(sure, *self.facing.facing(frame_bgr, sure))
+            found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0, self._table_facing)
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
 

@@ -25,6 +25,9 @@ class Detections:
     xyxy: np.ndarray  #: (n, 4) float32, image pixels
     confidence: np.ndarray  #: (n,) float32 in [0, 1]
     class_id: np.ndarray  #: (n,) int64 into CLASS_NAMES
+    #: (n, 2) which way each index's top points in the image, a unit vector (zero where not known):
+    #: the facing network's (:mod:`vision.facing`); ``None`` when it did not run
+    up: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, dtype=np.float32).reshape(-1, 4)
@@ -35,6 +38,10 @@ class Detections:
             raise ValueError(
                 f"Detections: {n} boxes but {len(self.confidence)} confidences and {len(self.class_id)} class ids"
             )
+        if self.up is not None:
+            self.up = np.asarray(self.up, dtype=np.float32).reshape(-1, 2)
+            if len(self.up) != n:
+                raise ValueError(f"Detections: {n} boxes but {len(self.up)} directions")
         if n and (self.class_id.min() < 0 or self.class_id.max() >= len(CLASS_NAMES)):
             raise ValueError(f"Detections: class ids must lie in 0..{len(CLASS_NAMES) - 1}")
 
@@ -78,7 +85,8 @@ class Detections:
     def __getitem__(self, index) -> Detections:
         if isinstance(index, (int, np.integer)):
             index = [index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
+                          None if self.up is None else self.up[index])
 
     @property
     def codes(self) -> list[str]:

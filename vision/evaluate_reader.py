@@ -203,7 +203,7 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
     the app reads one, turned as the picture's cards face (``facing/``), and so with the teams'
     names swapped where that reads its melds better (``facing named/``: which team the reader calls
     A is a convention, the side nearer the picture's bottom)."""
-    from vision.facing import TableFacing
+    from vision.facing import TableFacing, face_finds
     from vision.physical_cards import one_find_per_index
 
     rng = np.random.default_rng(seed)
@@ -221,10 +221,9 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
         readings = {"set-up": read_table(detections, size, setup, threshold=threshold),
                     "default": read_table(detections, size, None, threshold=threshold)}
         if facing is not None:
-            sure = one_find_per_index(detections)
-            sure = sure[np.flatnonzero(sure.confidence >= threshold)]
-            turn = TableFacing().add(sure.xyxy, *facing.facing(image, sure.xyxy))
-            readings["facing"] = read_table(detections, size, None, threshold=threshold, turn=turn)
+            gathered = TableFacing()
+            faced = face_finds(facing, image, one_find_per_index(detections), threshold, gathered)
+            readings["facing"] = read_table(faced, size, None, threshold=threshold, turn=gathered.turn)
             swapped = replace(readings["facing"], teams={"A": readings["facing"].teams["B"],
                                                          "B": readings["facing"].teams["A"]})
             readings["facing named"] = max((readings["facing"], swapped), key=lambda r: _named_right(r, truth))

@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth, noisy, Noise
-from vision.facing import TableFacing
+from vision.facing import TableFacing, face_finds
 from vision.physical_cards import ViewMemory, one_find_per_index
 from vision.team_areas import TEAMS, TableSetup
 from vision.tracking import TableTracker, meld_key
@@ -151,9 +151,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         if noise is not None:
             detections = noisy(detections, noise, rng)
         if table_facing is not None:
-            sure = one_find_per_index(detections)
-            sure = sure[np.flatnonzero(sure.confidence >= threshold)]
-            table_facing.add(sure.xyxy, *facing.facing(picture, sure.xyxy))
+            detections = face_finds(facing, picture, one_find_per_index(detections), threshold, table_facing)
             if true_way is not None and table_facing.turn is not None:
                 if table_facing.turn.towards_b @ true_way >= 0:
                     named_wrong_since = None

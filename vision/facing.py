@@ -26,12 +26,13 @@ the camera), and the team on that side from then on.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from vision.detections import Detections
 from vision.index_classifier import CROP, WINDOW, window_crops
 
 #: Direction classes the facing network tells apart: the index's top points into one of 24 sectors
@@ -249,6 +250,20 @@ class TableFacing:
         turned = abs((np.degrees(estimate.turn - self.turn.turn) + 180) % 360 - 180)
         shifted = float(np.linalg.norm(estimate.centre - self.turn.centre))
         return turned > self.MOVED_DEGREES or shifted > self.MOVED_INDEXES * index_height
+
+
+def face_finds(reader: FacingReader, picture: np.ndarray | None, found: Detections, threshold: float,
+               gathered: TableFacing) -> Detections:
+    """The finds at least ``threshold`` sure read by the facing network: their directions and
+    sureness gathered into ``gathered``, and ``found`` returned with each such find's direction
+    (:attr:`~vision.detections.Detections.up`; zero where the network was unsure or the find weak),
+    for the reader to tell the sideways turn card (:func:`vision.grouping._stock_on_right`)."""
+    sure = np.flatnonzero(found.confidence >= threshold)
+    ups, sureness = reader.facing(picture, found.xyxy[sure])
+    gathered.add(found.xyxy[sure], ups, sureness)
+    up = np.zeros((len(found), 2))
+    up[sure] = np.where((np.asarray(sureness) >= TableFacing.SURE)[:, None], np.asarray(ups).reshape(-1, 2), 0.0)
+    return replace(found, up=up)
 
 
 def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", limit: int | None = 200,

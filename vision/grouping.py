@@ -43,6 +43,12 @@ TURN_CARD_GAP = 0.25
 SIDEWAYS = 1.0
 #: ... and one at least this tall for its width stands upright: a discard (:func:`_stock_on_right`).
 UPRIGHT = 1.05
+#: A card whose index's top turns further than the first of these from the table's axis (the sine
+#: of the angle, :attr:`SeenCard.across`; 0.8: 53°) lies sideways, as the turn card does; one that
+#: turns less than the second (24°) lies along it, as a discard does. Between the two the facing
+#: network's direction tells neither: the camera's slant bends angles on the table (held-out hand
+#: video seed 32 read its turn card at 0.5 and a discard at 0.87).
+ACROSS = (0.8, 0.4)
 #: Indexes of a turn card further right than this share of a card's width from its leftmost are
 #: not its own (its one visible end is about level across the table).
 TURN_CARD_END = 0.25
@@ -306,9 +312,9 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
             ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, beside the discard
     pile, so it is the card of a second heap: left of the discard pile as team A sees the table, or
-    right of it where earlier frames read the turn card there or, in the table's top-down view,
-    where only that heap has a sideways card (:func:`_stock_on_right`: where the stock lies is the
-    table's choice, and which side is team A's the players'). Only its end sticks out from under
+    right of it where earlier frames read the turn card there or only that heap has a sideways card
+    (:func:`_stock_on_right`: where the stock lies is the table's choice, and which side is team
+    A's the players'). Only its end sticks out from under
     the draw pile, so the gap seen is small; a card of the discard pile peeking out beside the top
     one leaves as big a gap. In the table's top-down view the turn card
     also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart. Of that heap's
@@ -354,8 +360,11 @@ def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | No
                     known_at: tuple[float, float] | None, top_down: bool = False) -> bool:
     """Whether the turn card is the heap right of the discard pile's (as team A sees the table)
     rather than left: a card of the code earlier frames read as the turn card lies there, where
-    they read it, and none on the left; else, in the table's top-down view, a card there lies
-    sideways (:data:`SIDEWAYS`) and every card on the left stands upright (:data:`UPRIGHT`). (Without the top-down view the index
+    they read it, and none on the left; else where the facing network read a card there lying
+    sideways and every card on the left along the table (:data:`ACROSS`); else, in the table's
+    top-down view, where a
+    card there lies sideways (:data:`SIDEWAYS`) and every card on the left stands upright
+    (:data:`UPRIGHT`). (Without the top-down view the index
     boxes' shapes do not tell: a discard askew on the pile looks as wide, and held-out hand video
     seed 32, read without a set-up, took one for the turn card in its first frames and reported the
     turn card drawn 237 frames before it was.)"""
@@ -366,6 +375,9 @@ def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | No
 
     if known_near(right) != known_near(left):
         return known_near(right)
+    across = [max((c.across for c in heap if np.isfinite(c.across)), default=np.nan) for heap in (left, right)]
+    if across[1] > ACROSS[0] and across[0] < ACROSS[1]:
+        return True
     if not top_down:
         return False
     aspects = [[c.index_aspect for c in heap if c.index_aspect > 0] for heap in (left, right)]

@@ -140,6 +140,10 @@ class SeenCard:
     #: seen only by finds less sure than the reading's threshold: kept only where it continues a
     #: meld column of its rank (:func:`vision.grouping.group_cards`)
     weak: bool = False
+    #: how far its indexes' tops turn from the table's axis in the reader's frame, as the facing
+    #: network read them (:attr:`Detections.up`): 0 along the axis, as players lay their cards, 1
+    #: across it, as the turn card lies; NaN where not read
+    across: float = float("nan")
 
 
 @dataclass
@@ -260,6 +264,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         return CardsSeen((), {})
     upright = frame.to_frame(detections.centers)
     sizes, aspects = _index_shapes(detections, frame)
+    across = _across(detections, frame)
     if frame.set_up:
         sides = frame.sides(detections.centers)
         if frame.setup.perspective is None and (sides == MIDDLE).any():
@@ -316,7 +321,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
                 found = _turn_card_apart(found, mine, detections, memory.turn_card())
             for members in found:
                 cards.append(_card(detections, [int(mine[k]) for k in members], upright, sides, diagonals[0], sizes,
-                                   aspects, weak))
+                                   aspects, weak, across))
     known = memory.turn_card() if memory is not None else None
     return CardsSeen(tuple(cards), typical, frame.setup.perspective is not None, same_deck,
                      known[0] if known else None, tuple(float(v) for v in known[1]) if known else None)
@@ -849,8 +854,24 @@ def _of_one_meld(card: int, other: int) -> bool:
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 
+def _across(detections: Detections, frame: TableFrame) -> np.ndarray:
+    """How far each index's top (:attr:`Detections.up`) turns from the table's axis in the frame:
+    the sine of the angle, 0 along the axis, 1 across it; NaN where the direction is not known."""
+    turned = np.full(len(detections), np.nan)
+    if detections.up is None:
+        return turned
+    known = np.flatnonzero(np.linalg.norm(detections.up, axis=1) > 0.5)
+    if not len(known):
+        return turned
+    centres = detections.centers[known]
+    reach = detections.sizes[known].max(axis=1, keepdims=True) / 2
+    step = frame.to_frame(centres + detections.up[known] * reach) - frame.to_frame(centres)
+    turned[known] = np.abs(step[:, 0]) / np.maximum(np.linalg.norm(step, axis=1), 1e-9)
+    return turned
+
+
 def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes, aspects,
-          weak: np.ndarray) -> SeenCard:
+          weak: np.ndarray, across: np.ndarray | None = None) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -867,4 +888,9 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
                     float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()),
                     tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]),
-                    bool(weak[members].all()))
+                    bool(weak[members].all()), _mean_known(across[members]) if across is not None else float("nan"))
+
+
+def _mean_known(values: np.ndarray) -> float:
+    known = values[np.isfinite(values)]
+    return float(known.mean()) if len(known) else float("nan")

@@ -64,10 +64,10 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
 #: team A's the side nearer the picture's bottom until players swap the names (:meth:`MainWindow.swap_sides`),
 #: and the window outlines the sides it took. Replays of the shipped detector's finds on the 40
-#: held-out hand videos, every 3rd frame: 283 of their 627 plays in order so (forty-third session),
-#: 382 with a player pressing "Swap the sides" 5 seconds after the reader named them the wrong way
-#: round (forty-fourth session), 225 with the picture's lower half for team A, 477 with the areas
-#: drawn around each team's cards.
+#: held-out hand videos, every 3rd frame (forty-fourth session): 282 of their 627 plays in order so,
+#: 384 with a player pressing "Swap the sides" 5 seconds after the reader named them the wrong way
+#: round, 226 with the picture's lower half for team A, 477 with the areas drawn around each team's
+#: cards.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
                 "their cards face, and outlines each side on the picture with its team's name once enough "
                 "cards are down. If it names them the wrong way round, press “Swap the sides” (W). On test "

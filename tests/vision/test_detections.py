@@ -28,6 +28,15 @@ def test_boolean_indexing_keeps_rows_together():
     assert d[1].codes == ["10D"]
 
 
+def test_directions_travel_with_their_rows():
+    from dataclasses import replace
+
+    d = replace(sample(), up=[[0, -1], [0, 0], [1, 0]])
+    assert d[d.confidence > 0.5].up.tolist() == [[0, -1], [1, 0]] and sample()[[0]].up is None
+    with pytest.raises(ValueError, match="3 boxes but 2 directions"):
+        replace(sample(), up=np.zeros((2, 2)))
+
+
 def test_empty_and_merge():
     assert len(Detections.empty()) == 0
     merged = Detections.merge([sample(), Detections.empty(), sample()[[0]]])

@@ -200,6 +200,37 @@ def test_a_saved_naming_of_the_sides_that_is_no_direction_says_so(bad):
     assert np.allclose(TableSetup.from_json({"towards_b": [0, 3]}).towards_b, [0, 1])
 
 
+def test_the_finds_carry_the_directions_the_network_was_sure_of():
+    """face_finds: the sure finds' directions gathered for the table's turn, and each find given its
+    own where the network was sure (zero where it was not, or the find was weak)."""
+    from vision.detections import Detections
+    from vision.facing import face_finds
+
+    class Facing:
+        def facing(self, picture, boxes):
+            assert len(boxes) == 2  # the weak find is not read
+            return np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([0.9, 0.3])
+
+    found = Detections(np.array([[0, 0, 10, 20], [30, 0, 40, 20], [60, 0, 70, 20.0]]), [0.9, 0.1, 0.8], [0, 1, 2])
+    gathered = TableFacing()
+    faced = face_finds(Facing(), None, found, 0.5, gathered)
+    assert faced.up.tolist() == [[0, -1], [0, 0], [0, 0]] and len(gathered) == 1
+
+
+def test_a_finds_direction_is_judged_against_the_tables_axis_not_the_pictures():
+    """Filmed from between the teams (team B's side on the right), an index whose top points up the
+    picture lies across the table, as the turn card does; one pointing right lies along it."""
+    from vision.detections import Detections
+    from vision.physical_cards import _across
+
+    found = Detections(np.array([[100, 100, 110, 120], [200, 100, 210, 120], [300, 100, 310, 120.0]]),
+                       np.ones(3), [0, 1, 2], up=[[0, -1], [1, 0], [0, 0]])
+    sideways = TableTurn(np.array([640.0, 360.0]), np.array([1.0, 0.0]))
+    turned = _across(found, TableFrame(TableSetup(), (1280, 720), sideways))
+    assert turned[0] > 0.99 and turned[1] < 0.01 and np.isnan(turned[2])
+    assert _across(found, TableFrame(TableSetup(), (1280, 720)))[0] < 0.01  # the picture as it is: along
+
+
 def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():
     far = TableTurn(np.array([640.0, -5000.0]), np.array([0.6, -0.8]))  # the middle far above the picture
     outlines = TableFrame(TableSetup(), (1280, 720), far).area_outlines((1280, 720))

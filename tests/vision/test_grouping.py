@@ -327,6 +327,13 @@ def test_the_turn_card_is_found_right_of_the_discard_pile_too():
     twin = replace(upright, box=(1060.0, 500.0, 1075.0, 525.0), index_boxes=((1060.0, 500.0, 1075.0, 525.0),))
     drawn = replace(known, cards=(*pile, twin, *column))
     assert group_cards(drawn, (1920, 1080)).turn_card.code != "5D"
+    # Without the top-down view, the facing network's directions tell: the pile's cards point along
+    # the table's axis, the turn card across it.
+    faced = CardsSeen((*(replace(c, across=0.1) for c in pile), replace(upright, across=0.95), *column),
+                      {"A": DIAGONAL, "B": DIAGONAL})
+    assert group_cards(faced, (1920, 1080)).turn_card.code == "5D"
+    along = replace(faced, cards=(*(replace(c, across=0.1) for c in pile), replace(upright, across=0.2), *column))
+    assert group_cards(along, (1920, 1080)).turn_card.code == "9S"
 
 
 def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():

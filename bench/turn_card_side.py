@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes  # noqa: E402
+from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
 from vision.facing import labelled_directions, table_turn  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def main() -> None:
     for right in (False, True):
         turn_cards, melds, of = Counter(), Counter(), Counter()
         for truth, setup in synthetic_scenes(atlas, args.scenes, args.seed, size, stock_on_right=right):
-            shows = [c["code"] for c in truth["cards"] if c["area"] == "turn_card" and any(i["labelled"] for i in c["indexes"])]
+            shown = turn_card_shown(truth)
             detections = detections_from_truth(truth)
             faced, turn = _faced(detections, truth)
             readings = {"set-up": read_table(detections, size, setup),
@@ -55,7 +55,7 @@ def main() -> None:
                         "facing, without directions": read_table(detections, size, None, turn=turn),
                         "facing, with directions": read_table(faced, size, None, turn=turn)}
             for way, reading in readings.items():
-                turn_cards[way] += (reading.turn_card.code if reading.turn_card else None) == (shows[0] if shows else None)
+                turn_cards[way] += (reading.turn_card.code if reading.turn_card else None) == shown
                 tally = max((judge(r, truth) for r in (reading, reading.with_teams_swapped())),
                             key=lambda t: t.melds_ranks_right) if way.startswith("facing") else judge(reading, truth)
                 melds[way] += tally.melds_ranks_right

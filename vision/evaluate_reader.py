@@ -146,12 +146,17 @@ def judge(reading: TableReading, truth: dict) -> Tally:
                 piles_told[(team, pile.rank or "wild")] = tops.pop(pile.top.code)
                 tally.piles_right += 1
         tally.piles += len(truth_piles)
-    shows = any(i["labelled"] for c in truth["cards"] if c["area"] == "turn_card" for i in c["indexes"])
-    tally.turn_card_right = int(shows == (reading.turn_card is not None))
+    tally.turn_card_right = int((turn_card_shown(truth) is not None) == (reading.turn_card is not None))
     went_out = truth["hand"]["went_out"]
     tally.score_told = int(_score(reading.to_hand_dict(went_out, piles_told)) == truth["scores"])
     tally.score_assumed = int(_score(reading.to_hand_dict(went_out)) == truth["scores"])
     return tally
+
+
+def turn_card_shown(truth: dict) -> str | None:
+    """The code of the turn card where a scene shows one of its indexes, else ``None``."""
+    return next((card["code"] for card in truth["cards"]
+                 if card["area"] == "turn_card" and any(index["labelled"] for index in card["indexes"])), None)
 
 
 def _ranks(codes) -> Counter:
@@ -257,7 +262,8 @@ def synthetic_scenes(atlas, count: int, seed: int, image_size: tuple[int, int], 
     from vision.synth import build_scene, scene_seed
 
     for number in range(count):
-        scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test", stock_on_right=stock_on_right)
+        scene = build_scene(atlas, scene_seed(seed, "test", number), image_size, "test",
+                            stock_on_right=stock_on_right)
         # How the scene's players lay melds, and whether the camera faces the table from team A's
         # side (turned less than 30°: the default reading's premise), to break the figures down;
         # neither is in the dataset's JSON.

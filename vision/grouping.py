@@ -49,8 +49,8 @@ UPRIGHT = 1.05
 #: network's direction tells neither: the camera's slant bends angles on the table (held-out hand
 #: video seed 32 read its turn card at 0.5 and a discard at 0.87).
 ACROSS = (0.8, 0.4)
-#: Indexes of a turn card further right than this share of a card's width from its leftmost are
-#: not its own (its one visible end is about level across the table).
+#: Indexes of a turn card further towards the discard pile than this share of a card's width from
+#: its farthest from the pile are not its own (its one visible end is about level across the table).
 TURN_CARD_END = 0.25
 #: A fanned meld's last card may lie up to this many card heights above the one before it.
 FAN_RISE = 0.25
@@ -314,16 +314,16 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     pile, so it is the card of a second heap: left of the discard pile as team A sees the table, or
     right of it where earlier frames read the turn card there or only that heap has a sideways card
     (:func:`_stock_on_right`: where the stock lies is the table's choice, and which side is team
-    A's the players'). Only its end sticks out from under
-    the draw pile, so the gap seen is small; a card of the discard pile peeking out beside the top
-    one leaves as big a gap. In the table's top-down view the turn card
-    also shows its index sideways (:data:`SIDEWAYS`), which tells the two apart. Of that heap's
-    cards the one of the ``known`` code (the turn card as the video's earlier frames read it) is
-    it, else the surest: a card of the discard pile pushed aside may read surer (held-out hand
-    video seed 37, where the turn card was reported drawn early). Of two cards of that code, the one
-    nearer where those frames read it (``known_at``, image pixels): the turn card's twin from the
-    other deck may lie on the discard pile, in the heap too, and read surer (held-out video seed 33,
-    where the reading went to the twin for a dozen frames and the turn card seemed drawn early)."""
+    A's the players'). Only its end sticks out from under the draw pile, so the gap seen is small;
+    a card of the discard pile peeking out beside the top one leaves as big a gap. In the table's
+    top-down view the turn card also shows its index sideways (:data:`SIDEWAYS`), which tells the
+    two apart. Of that heap's cards the one of the ``known`` code (the turn card as the video's
+    earlier frames read it) is it, else the surest: a card of the discard pile pushed aside may
+    read surer (held-out hand video seed 37, where the turn card was reported drawn early). Of two
+    cards of that code, the one nearer where those frames read it (``known_at``, image pixels): the
+    turn card's twin from the other deck may lie on the discard pile, in the heap too, and read
+    surer (held-out video seed 33, where the reading went to the twin for a dozen frames and the
+    turn card seemed drawn early)."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 

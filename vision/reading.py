@@ -138,7 +138,7 @@ class TableReading:
 
     def with_teams_swapped(self) -> TableReading:
         """The reading with each team's side the other's (players swapped the sides' names)."""
-        sides = None if self.team_sides is None else {OTHER_TEAM[team]: side for team, side in self.team_sides.items()}
+        sides = None if self.team_sides is None else {OTHER_TEAM[t]: side for t, side in self.team_sides.items()}
         towards_b = None if self.towards_b is None else (-self.towards_b[0], -self.towards_b[1])
         return replace(self, teams={OTHER_TEAM[team]: side for team, side in self.teams.items()}, team_sides=sides,
                        towards_b=towards_b)

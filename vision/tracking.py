@@ -200,7 +200,7 @@ class TableTracker:
         each side (its steady melds, piles and threes, its readings still to settle, which meld is
         which rank's, the canastas' cards), so the next readings, naming the sides the other way
         round, carry on the hand rather than play it again. Returns the rules the hand so far breaks
-        as the other teams' play."""
+        now that each team's play is the other's."""
         def other(key):
             return (OTHER_TEAM[key[0]], *key[1:]) if key[0] in OTHER_TEAM else key
 

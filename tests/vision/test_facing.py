@@ -270,8 +270,8 @@ def _teams_swapped(value):
     if not isinstance(value, dict):
         return value
     other = {"A": "B", "B": "A"}
-    return {other.get(key, key) if isinstance(value.get("A", value.get("B")), dict) else key:
-            other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
+    by_team = set(value) == {"A", "B"}  # a team's melds, scores, ...
+    return {other[key] if by_team else key: other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
             for key, item in value.items()}
 
 

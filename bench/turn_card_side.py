@@ -31,7 +31,7 @@ from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
 from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
-from vision.facing import labelled_directions, table_turn  # noqa: E402
+from vision.facing import labelled_ups, table_turn  # noqa: E402
 
 
 def main() -> None:
@@ -69,12 +69,7 @@ def main() -> None:
 def _faced(detections, truth):
     """The finds with each index's labelled direction (``Detections.up``), and the table's turn
     those directions give (:func:`vision.facing.table_turn`)."""
-    boxes, tops = labelled_directions(truth, min_height=0)
-    up = np.zeros((len(detections), 2))
-    for box, top in zip(boxes, tops):
-        gap = np.abs(detections.xyxy - box).max(axis=1)
-        if len(gap) and gap.min() < 1:
-            up[gap.argmin()] = top
+    up = labelled_ups(truth, detections.xyxy)
     known = np.linalg.norm(up, axis=1) > 0
     return replace(detections, up=up), table_turn(detections.centers[known], up[known])
 

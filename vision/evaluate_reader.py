@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -229,9 +229,8 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
             gathered = TableFacing()
             faced = face_finds(facing, image, one_find_per_index(detections), threshold, gathered)
             readings["facing"] = read_table(faced, size, None, threshold=threshold, turn=gathered.turn)
-            swapped = replace(readings["facing"], teams={"A": readings["facing"].teams["B"],
-                                                         "B": readings["facing"].teams["A"]})
-            readings["facing named"] = max((readings["facing"], swapped), key=lambda r: _named_right(r, truth))
+            readings["facing named"] = max((readings["facing"], readings["facing"].with_teams_swapped()),
+                                           key=lambda r: _named_right(r, truth))
         for mode, reading in readings.items():
             tally = judge(reading, truth)
             tallies[f"{mode}/all"].add(tally)

@@ -109,6 +109,19 @@ def labelled_directions(truth: dict, min_height: float = MIN_INDEX_HEIGHT) -> tu
     return boxes, directions
 
 
+def labelled_ups(truth: dict, boxes: np.ndarray) -> np.ndarray:
+    """(n, 2) the labelled direction of each of a scene's ``boxes`` (xyxy) that is a labelled index's
+    (within a pixel, as :func:`vision.evaluate_reader.detections_from_truth` gives them), zero for
+    the rest: what a perfect facing network would read."""
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    ups = np.zeros((len(boxes), 2))
+    for box, top in zip(*labelled_directions(truth, min_height=0)):
+        gap = np.abs(boxes - box).max(axis=1)
+        if len(gap) and gap.min() < 1:
+            ups[gap.argmin()] = top
+    return ups
+
+
 def augment_facing(context: np.ndarray, up: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """A CROP×CROP view of one context turned any way (and moved and scaled like a detector's box),
     recoloured like the classifier's crops, with the class of the direction its index's top then points."""

@@ -871,7 +871,7 @@ def _across(detections: Detections, frame: TableFrame) -> np.ndarray:
 
 
 def _card(detections: Detections, members: list[int], upright, sides, diagonal, sizes, aspects,
-          weak: np.ndarray, across: np.ndarray | None = None) -> SeenCard:
+          weak: np.ndarray, across: np.ndarray) -> SeenCard:
     members = sorted(members)
     points = upright[members]
     top_left = points.min(axis=0)
@@ -888,7 +888,7 @@ def _card(detections: Detections, members: list[int], upright, sides, diagonal, 
                     str(sides[members[0]]), tuple(map(float, top_left)), tuple(map(float, centre)),
                     float(points[:, 1].mean()), float(sizes[members].mean()), float(aspects[members].mean()),
                     tuple(tuple(map(float, b)) for b in boxes), tuple(float(x) for x in points[:, 0]),
-                    bool(weak[members].all()), _mean_known(across[members]) if across is not None else float("nan"))
+                    bool(weak[members].all()), _mean_known(across[members]))
 
 
 def _mean_known(values: np.ndarray) -> float:

@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.facing import BINS, TableFacing, TableTurn, bin_angles, direction_bin, labelled_directions, table_turn
+from vision.facing import (BINS, TableFacing, TableTurn, bin_angles, direction_bin, labelled_directions, labelled_ups,
+                           table_turn)
 from vision.team_areas import TableFrame, TableSetup, TableSetupError
 
 
@@ -295,10 +296,9 @@ def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_ba
     directions = {}
     for truth in frames:
         found = detections_from_truth(truth).xyxy
-        for box, up in zip(*labelled_directions(truth, min_height=0)):
-            near = np.abs(found - box).max(axis=1)
-            if len(near) and near.min() < 1:
-                directions[tuple(found[near.argmin()].round(1))] = up
+        for box, up in zip(found, labelled_ups(truth, found)):
+            if up.any():
+                directions[tuple(box.round(1))] = up
 
     class TrueFacing:
         def facing(self, picture, boxes):

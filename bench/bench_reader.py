@@ -20,7 +20,8 @@ of ``--thresholds`` (by default the table reader's), beside the same scenes' lab
 also without a set-up as the app reads one, turned as the cards face (the "facing" rows). A hand
 video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m vision video --split
 test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
-``--set-ups areas facing halves`` reads each with the team areas, without them as the app does
+``--set-ups areas facing halves`` reads each with the team areas (the middle's cards faced, for the
+turn card, as the app does), without them as the app does
 (the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves;
 ``--swap-after 125`` plays a player who swaps the sides' names five seconds after the reader
 named them the wrong way round.
@@ -115,7 +116,7 @@ def _filmed(videos: list[Path], args) -> None:
     from vision.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
-    facing = FacingReader() if "facing" in args.set_ups else None
+    facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
@@ -124,7 +125,7 @@ def _filmed(videos: list[Path], args) -> None:
         if swap_after is not None:
             print(f"  (a player swaps the sides' names once they have been wrong for {swap_after} frames)")
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold,
-                                  areas=set_up == "areas", facing=facing if set_up == "facing" else None,
+                                  areas=set_up == "areas", facing=facing if set_up != "halves" else None,
                                   swap_after=swap_after)
                    for video in videos]
         for video, result in zip(videos, results):

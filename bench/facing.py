@@ -5,7 +5,9 @@
 On the 1920×1080 synthetic frame of ``bench/bench_detector.py`` (held-out decks), measured in one
 run, taken in turn: the shipped reader's ``CardReader.read`` with no set-up (the facing network reads
 every sure find), the same with the facing network off, and the facing network alone on the frame's
-sure finds. Prints median milliseconds and the share the facing adds.
+sure finds; then both readers with team areas drawn around each team's cards, where the facing
+network reads only the middle's sure finds (for the turn card, ``vision.facing.finds_to_face``).
+Prints median milliseconds and the share the facing adds each way.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_detector import synthetic_frame  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
+from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import CardReader  # noqa: E402
+from vision.evaluate_video import team_areas  # noqa: E402
+from vision.facing import finds_to_face  # noqa: E402
+from vision.synth import build_scene  # noqa: E402
+from vision.team_areas import TableSetup  # noqa: E402
 
 
 def main() -> int:
@@ -38,8 +44,16 @@ def main() -> int:
     without.threshold = with_facing.threshold
     found = with_facing.detector.detect(frame)
     sure = found.xyxy[found.confidence >= with_facing.threshold]
+    areas = TableSetup(areas=team_areas([build_scene(FaceAtlas(args.atlas), args.seed, (1920, 1080), "test")
+                                         .ground_truth()]))
+    areas_on = CardReader(detector=with_facing.detector, setup=areas, facing=with_facing.facing)
+    areas_off = CardReader(detector=with_facing.detector, setup=areas)
+    areas_on.threshold = areas_off.threshold = with_facing.threshold
+    middle = int((finds_to_face(areas, (1920, 1080), found) & (found.confidence >= with_facing.threshold)).sum())
     runs = {"read, facing on": lambda: with_facing.read(frame), "read, facing off": lambda: without.read(frame),
-            f"facing alone ({len(sure)} sure finds)": lambda: with_facing.facing.facing(frame, sure)}
+            f"facing alone ({len(sure)} sure finds)": lambda: with_facing.facing.facing(frame, sure),
+            f"read, team areas, middle faced ({middle} sure finds)": lambda: areas_on.read(frame),
+            "read, team areas, facing off": lambda: areas_off.read(frame)}
     for run in runs.values():  # warm up: models load and compile
         run()
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -54,6 +68,9 @@ def main() -> int:
         print(f"| {name} | {value:.1f} |")
     on, off = medians["read, facing on"], medians["read, facing off"]
     print(f"\nfacing adds {on - off:.1f} ms a reading ({on / off - 1:+.1%}), {args.repeats} repeats")
+    on, off = medians[next(name for name in runs if name.startswith("read, team areas, middle"))], \
+        medians["read, team areas, facing off"]
+    print(f"with team areas the middle's facing adds {on - off:.1f} ms a reading ({on / off - 1:+.1%})")
     return 0
 
 

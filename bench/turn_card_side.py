@@ -31,7 +31,9 @@ from vision.__main__ import parse_size  # noqa: E402
 from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
 from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
-from vision.facing import labelled_ups, table_turn  # noqa: E402
+from vision.evaluate_video import team_areas  # noqa: E402
+from vision.facing import finds_to_face, labelled_ups, table_turn  # noqa: E402
+from vision.team_areas import TEAMS, TableSetup  # noqa: E402
 
 
 def main() -> None:
@@ -43,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     atlas, size = FaceAtlas(args.atlas), parse_size(args.size)
     for right in (False, True):
-        turn_cards, melds, of = Counter(), Counter(), Counter()
+        turn_cards, melds, of, read = Counter(), Counter(), Counter(), Counter()
         for truth, setup in synthetic_scenes(atlas, args.scenes, args.seed, size, stock_on_right=right):
             shown = turn_card_shown(truth)
             detections = detections_from_truth(truth)
@@ -51,10 +53,20 @@ def main() -> None:
             readings = {"set-up": read_table(detections, size, setup),
                         "set-up, sides swapped": read_table(detections, size, setup.with_sides_swapped())
                         .with_teams_swapped(),
+                        "set-up, faced": read_table(faced, size, setup),
                         "none": read_table(detections, size, None),
                         "facing, without directions": read_table(detections, size, None, turn=turn),
                         "facing, with directions": read_table(faced, size, None, turn=turn)}
+            if all(card["corners"] for team in TEAMS for card in truth["cards"] if card["team"] == team) and \
+                    all(any(card["team"] == team for card in truth["cards"]) for team in TEAMS):
+                areas = TableSetup(areas=team_areas([truth]))
+                middle = replace(faced, up=np.where(finds_to_face(areas, size, faced)[:, None], faced.up, 0.0))
+                readings |= {"areas": read_table(detections, size, areas),
+                             "areas, middle faced": read_table(middle, size, areas),
+                             "areas swapped, middle faced": read_table(middle, size, areas.with_sides_swapped())
+                             .with_teams_swapped()}
             for way, reading in readings.items():
+                read[way] += 1
                 turn_cards[way] += (reading.turn_card.code if reading.turn_card else None) == shown
                 tally = max((judge(r, truth) for r in (reading, reading.with_teams_swapped())),
                             key=lambda t: t.melds_ranks_right) if way.startswith("facing") else judge(reading, truth)
@@ -62,7 +74,7 @@ def main() -> None:
                 of[way] += tally.melds
         print(f"stock {'right' if right else 'left'} of the discard pile, {args.scenes} scenes {args.size}:")
         for way in turn_cards:
-            print(f"  {way:>26}: turn card right {turn_cards[way]} of {args.scenes}, melds with their ranks right "
+            print(f"  {way:>28}: turn card right {turn_cards[way]} of {read[way]}, melds with their ranks right "
                   f"{melds[way]} of {of[way]}")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detections import Detections
-from vision.facing import TableFacing, TableTurn, face_finds
+from vision.facing import TableFacing, TableTurn, face_finds, finds_to_face
 from vision.focus import index_sharpness
 from vision.grouping import group_cards
 from vision.physical_cards import ViewMemory, one_find_per_index, see_cards
@@ -36,8 +36,9 @@ class CardReader:
 
     def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None, facing=None):
         """``facing``: a :class:`~vision.facing.FacingReader` that finds the table's middle and turn
-        while the set-up has neither team areas nor a perspective; by default the shipped one with the
-        trained detector, none with a detector given."""
+        while the set-up has neither team areas nor a perspective, and otherwise tells which way the
+        middle's cards lie (:func:`~vision.facing.finds_to_face`: the turn card lies sideways); by
+        default the shipped one with the trained detector, none with a detector given."""
         self.detector = detector if detector is not None else _trained_detector(weights)
         self._setup = setup or TableSetup()
         self.facing = facing if facing is not None or detector is not None else _shipped_facing()
@@ -84,6 +85,9 @@ class CardReader:
         sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
         if self._facing_in_use:
             found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0, self._table_facing)
+        elif self.facing is not None:  # a table set up: only to tell the turn card, which lies sideways
+            found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0,
+                               among=finds_to_face(self.setup, (width, height), found))
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
 

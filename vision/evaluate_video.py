@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.card_reader import read_table
 from vision.evaluate_reader import detections_from_truth, noisy, Noise
-from vision.facing import TableFacing, face_finds
+from vision.facing import TableFacing, face_finds, finds_to_face
 from vision.physical_cards import ViewMemory, one_find_per_index
 from vision.team_areas import TEAMS, TableSetup
 from vision.tracking import TableTracker, meld_key
@@ -122,10 +122,11 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
     tracker waiting ``wait_frames`` (:attr:`~vision.tracking.TableTracker.wait_frames`). Finds under
     ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`), as the app's
-    reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it. ``areas=False`` reads
-    the video as a table nobody set up: without team areas, and with ``facing`` (a
-    :class:`~vision.facing.FacingReader`) taking the table's middle and turn from which way the cards
-    point, as the app's reader does (:class:`~vision.facing.TableFacing`). ``swap_after``, with
+    reader reads a detector run at :data:`~vision.reading.COLUMN_SHARE` of it. ``facing`` (a
+    :class:`~vision.facing.FacingReader`) tells which way the cards point, as the app's reader does:
+    with the team areas, the middle's (:func:`~vision.facing.finds_to_face`); ``areas=False`` reads
+    the video as a table nobody set up, without team areas, all the cards' directions giving the
+    table's middle and turn (:class:`~vision.facing.TableFacing`). ``swap_after``, with
     ``facing``: a player watching presses "Swap the sides" once the reader has named the sides the
     wrong way round (the filmed hand's team A on the side it calls B's) for this many frames: the
     reader names them the other way from then on, and the tracker takes the hand so far as each
@@ -150,6 +151,10 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
+        if facing is not None and areas:  # as the app's reader: the middle's cards, for the turn card
+            detections = one_find_per_index(detections)
+            detections = face_finds(facing, picture, detections, threshold, among=finds_to_face(
+                setup, (truth["image"]["width"], truth["image"]["height"]), detections))
         if table_facing is not None:
             detections = face_finds(facing, picture, one_find_per_index(detections), threshold, table_facing)
             if true_way is not None and table_facing.turn is not None:

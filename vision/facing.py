@@ -34,6 +34,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.index_classifier import CROP, WINDOW, window_crops
+from vision.team_areas import MIDDLE, TableFrame, TableSetup
 
 #: Direction classes the facing network tells apart: the index's top points into one of 24 sectors
 #: of 15°, the first centred on the picture's +x axis, counted towards +y (the picture's down).
@@ -266,17 +267,34 @@ class TableFacing:
 
 
 def face_finds(reader: FacingReader, picture: np.ndarray | None, found: Detections, threshold: float,
-               gathered: TableFacing) -> Detections:
-    """The finds at least ``threshold`` sure read by the facing network: their directions and
-    sureness gathered into ``gathered``, and ``found`` returned with each such find's direction
-    (:attr:`~vision.detections.Detections.up`; zero where the network was unsure or the find weak),
-    for the reader to tell the sideways turn card (:func:`vision.grouping._stock_on_right`)."""
-    sure = np.flatnonzero(found.confidence >= threshold)
+               gathered: TableFacing | None = None, among: np.ndarray | None = None) -> Detections:
+    """The finds at least ``threshold`` sure (of those ``among`` marks, if given) read by the facing
+    network: their directions and sureness gathered into ``gathered`` (a table nobody set up, whose
+    turn they give), and ``found`` returned with each such find's direction
+    (:attr:`~vision.detections.Detections.up`; zero where the network was unsure or the find weak
+    or not asked about), for the reader to tell the sideways turn card
+    (:func:`vision.grouping._stock_on_right`)."""
+    wanted = found.confidence >= threshold
+    if among is not None:
+        wanted &= np.asarray(among, bool)
+    sure = np.flatnonzero(wanted)
     ups, sureness = reader.facing(picture, found.xyxy[sure])
-    gathered.add(found.xyxy[sure], ups, sureness)
+    if gathered is not None:
+        gathered.add(found.xyxy[sure], ups, sureness)
     up = np.zeros((len(found), 2))
     up[sure] = np.where((np.asarray(sureness) >= TableFacing.SURE)[:, None], np.asarray(ups).reshape(-1, 2), 0.0)
     return replace(found, up=up)
+
+
+def finds_to_face(setup: TableSetup, image_size: tuple[int, int], found: Detections) -> np.ndarray:
+    """Which finds the reader asks the facing network about: on a table nobody set up, all (their
+    directions give the table's middle and turn); with team areas, those in neither area, the
+    middle's (the discard pile and the turn card, which lies sideways: README, "Where the stock
+    lies"); with the table's perspective alone, all again (the middle is not known before the cards
+    are grouped)."""
+    if setup.areas is None:
+        return np.ones(len(found), bool)
+    return TableFrame(setup, image_size).sides(found.centers) == MIDDLE
 
 
 def facing_accuracy(reader: FacingReader, scenes: Path, split: str = "test", limit: int | None = 200,

@@ -218,6 +218,60 @@ def test_the_finds_carry_the_directions_the_network_was_sure_of():
     assert faced.up.tolist() == [[0, -1], [0, 0], [0, 0]] and len(gathered) == 1
 
 
+def test_a_table_set_up_asks_the_network_about_its_middles_finds_alone_and_gathers_no_turn():
+    """With team areas the set-up gives the table's turn; the facing network is asked only which way
+    the cards between the areas lie (the turn card lies sideways there), and only the sure ones."""
+    from vision.detections import Detections
+    from vision.facing import face_finds, finds_to_face
+
+    asked = []
+
+    class Facing:
+        def facing(self, picture, boxes):
+            asked.append(np.asarray(boxes).tolist())
+            return np.tile([[1.0, 0.0]], (len(boxes), 1)), np.full(len(boxes), 0.9)
+
+    areas = TableSetup.from_json({"areas": {"A": [[0, 700], [1920, 700], [1920, 1080], [0, 1080]],
+                                            "B": [[0, 0], [1920, 0], [1920, 380], [0, 380]]}})
+    found = Detections(np.array([[900, 800, 920, 830], [900, 500, 920, 530], [1000, 500, 1020, 530],
+                                 [900, 100, 920, 130.0]]), [0.9, 0.9, 0.1, 0.9], [0, 1, 2, 3])
+    middle = finds_to_face(areas, (1920, 1080), found)
+    assert middle.tolist() == [False, True, True, False]
+    assert finds_to_face(TableSetup(), (1920, 1080), found).all()  # nobody set the table up: all
+    faced = face_finds(Facing(), None, found, 0.5, among=middle)
+    assert asked == [[[900, 500, 920, 530]]]
+    assert faced.up.tolist() == [[0, 0], [1, 0], [0, 0], [0, 0]]
+
+
+def test_with_team_areas_the_app_reads_the_turn_card_right_of_the_discard_pile(small_atlas):
+    """The shipped facing network on a held-out deck's table with the draw pile right of the discard
+    pile and the team areas set: the reader asks it about the middle's cards and finds the sideways
+    turn card there; without it, it looks left of the pile and takes a discard for the turn card."""
+    from vision.augment import photograph
+    from vision.card_reader import CardReader
+    from vision.evaluate_reader import detections_from_truth, turn_card_shown
+    from vision.evaluate_video import team_areas
+    from vision.facing import FacingReader
+    from vision.render import render_scene
+    from vision.synth import build_scene
+
+    scene = build_scene(small_atlas, 0, (1920, 1080), "test", stock_on_right=True)
+    truth = scene.ground_truth()
+    picture = photograph(render_scene(scene, small_atlas), scene.owners, 0)
+    found = detections_from_truth(truth)
+
+    class Labels:  # a perfect detector
+        def detect(self, frame_bgr):
+            return found
+
+    areas = TableSetup(areas=team_areas([truth]))
+    shown = turn_card_shown(truth)
+    assert shown is not None
+    assert CardReader(detector=Labels(), setup=areas, facing=FacingReader()).read(picture).turn_card.code == shown
+    without = CardReader(detector=Labels(), setup=areas).read(picture).turn_card
+    assert without is None or without.code != shown
+
+
 def test_a_finds_direction_is_judged_against_the_tables_axis_not_the_pictures():
     """Filmed from between the teams (team B's side on the right), an index whose top points up the
     picture lies across the table, as the turn card does; one pointing right lies along it."""

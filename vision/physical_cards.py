@@ -277,6 +277,8 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
     slopes = DIAGONAL_SLOPE["top-down" if frame.setup.perspective is not None else "camera"]
     if frame.setup.perspective is not None and not frame.has_areas:  # the middle line is known
         _middle_band(upright, sides, detections.class_id, sizes, slopes, ~weak)
+    elif not frame.set_up:
+        _cards_across_the_line(upright, sides, detections.class_id, sizes, slopes, ~weak)
     turns = []
     if frame.setup.perspective is None:
         for side in ("A", "B"):
@@ -339,6 +341,28 @@ def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes
     near = np.abs(upright[:, 1]) < MIDDLE_HALF_BAND * height
     upright[near & (sides == "B")] *= -1
     sides[near] = MIDDLE
+
+
+def _cards_across_the_line(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes, measure: np.ndarray) -> None:
+    """Give the middle (in place, turned back) the two indexes of a card lying across the middle
+    line as guessed without a set-up: the discard pile's top card. Its two corners fall on either
+    side of the line, and in team B's frame, turned half round, its bottom corner's index stands
+    upright like a top-left one: split so, the card read as two cards of its code a heap apart,
+    and the one beside the discard pile was taken for the turn card. Only such pairs (one code,
+    either side within :data:`MIDDLE_HALF_BAND` of the line, less than a card's height apart) are
+    moved: the guessed line runs less surely than a set-up's (:func:`_middle_band`), and a band
+    around it took the tops of meld columns from their melds."""
+    height = float(_diagonals(class_id[measure], upright[measure], sizes[measure], sides[measure], slopes)[0][0]) / 0.52
+    near = np.abs(upright[:, 1]) < MIDDLE_HALF_BAND * height
+    across = set()
+    for i in np.flatnonzero(near & (sides == "A")):
+        for j in np.flatnonzero(near & (sides == "B") & (class_id == class_id[i])):
+            if np.linalg.norm(upright[i] + upright[j]) < height:  # team B's turned back
+                across |= {int(i), int(j)}
+    for k in across:
+        if sides[k] == "B":
+            upright[k] *= -1
+        sides[k] = MIDDLE
 
 
 def _index_shapes(detections: Detections, frame: TableFrame) -> tuple[np.ndarray, np.ndarray]:

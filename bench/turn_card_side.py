@@ -5,10 +5,14 @@ discard pile as team A sees the table (as the generated tables lay it) and right
 
 Each scene is read from its labelled index boxes (a perfect detector): with the set-up players
 would give (the table's top-down view), with that set-up's sides swapped (team A named the other
-way round, ``TableSetup.with_sides_swapped``), without a set-up, and without one but turned as
-the cards face (as the app reads a table nobody set up), each index's direction taken from its
-labels (a perfect facing network), once without those directions in the reading (as before the
-forty-fourth session) and once with them (``Detections.up``). Prints, per layout and way, how many
+way round, ``TableSetup.with_sides_swapped``), with team areas drawn around each team's cards and
+no perspective (the scenes where both teams laid cards, all of them in the picture) and with
+those swapped, without a set-up, and without one but turned as the cards face (as the app reads a
+table nobody set up). Each index's direction is taken from its labels (a perfect facing network)
+and given to the reading (``Detections.up``) as the app's reader gives the network's: to the
+finds ``vision.facing.finds_to_face`` names (all but, with team areas, those in neither area);
+some ways are also read without directions (as the set-up and the areas were until the
+forty-fifth session, and the facing until the forty-fourth). Prints, per layout and way, how many
 scenes have their turn card read with its code (or none read where none shows), and how many melds
 have their ranks right (the turn card's place must not cost the melds; as the facing names the
 teams by a convention, each scene's melds are judged with the names that read them better). Needs
@@ -50,21 +54,22 @@ def main() -> None:
             shown = turn_card_shown(truth)
             detections = detections_from_truth(truth)
             faced, turn = _faced(detections, truth)
-            readings = {"set-up": read_table(detections, size, setup),
-                        "set-up, sides swapped": read_table(detections, size, setup.with_sides_swapped())
-                        .with_teams_swapped(),
-                        "set-up, faced": read_table(faced, size, setup),
+            swapped = setup.with_sides_swapped()
+            readings = {"set-up, without directions": read_table(detections, size, setup),
+                        "set-up, with directions": read_table(_as_the_app(faced, setup, size), size, setup),
+                        "set-up swapped, with directions": read_table(_as_the_app(faced, swapped, size), size,
+                                                                      swapped).with_teams_swapped(),
                         "none": read_table(detections, size, None),
                         "facing, without directions": read_table(detections, size, None, turn=turn),
                         "facing, with directions": read_table(faced, size, None, turn=turn)}
             if all(card["corners"] for team in TEAMS for card in truth["cards"] if card["team"] == team) and \
                     all(any(card["team"] == team for card in truth["cards"]) for team in TEAMS):
                 areas = TableSetup(areas=team_areas([truth]))
-                middle = replace(faced, up=np.where(finds_to_face(areas, size, faced)[:, None], faced.up, 0.0))
-                readings |= {"areas": read_table(detections, size, areas),
-                             "areas, middle faced": read_table(middle, size, areas),
-                             "areas swapped, middle faced": read_table(middle, size, areas.with_sides_swapped())
-                             .with_teams_swapped()}
+                swapped = areas.with_sides_swapped()
+                readings |= {"areas, without directions": read_table(detections, size, areas),
+                             "areas, with directions": read_table(_as_the_app(faced, areas, size), size, areas),
+                             "areas swapped, with directions": read_table(_as_the_app(faced, swapped, size), size,
+                                                                          swapped).with_teams_swapped()}
             for way, reading in readings.items():
                 read[way] += 1
                 turn_cards[way] += (reading.turn_card.code if reading.turn_card else None) == shown
@@ -74,8 +79,13 @@ def main() -> None:
                 of[way] += tally.melds
         print(f"stock {'right' if right else 'left'} of the discard pile, {args.scenes} scenes {args.size}:")
         for way in turn_cards:
-            print(f"  {way:>28}: turn card right {turn_cards[way]} of {read[way]}, melds with their ranks right "
+            print(f"  {way:>32}: turn card right {turn_cards[way]} of {read[way]}, melds with their ranks right "
                   f"{melds[way]} of {of[way]}")
+
+
+def _as_the_app(faced, setup, size):
+    """The finds with the directions of those the app's reader asks the facing network about."""
+    return replace(faced, up=np.where(finds_to_face(setup, size, faced)[:, None], faced.up, 0.0))
 
 
 def _faced(detections, truth):

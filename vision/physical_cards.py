@@ -48,6 +48,11 @@ SIDEWAYS_BOX = 1.3
 #: Indexes within this many card heights of the table's middle line are the middle's (the discard
 #: pile and turn card): a team's nearest, the tops of its meld columns, lie about 0.6 heights out.
 MIDDLE_HALF_BAND = 0.5
+#: Two indexes of one code either side of a middle line guessed without a set-up are one card's
+#: (the discard pile's top card, lying across the line) when they lie this many index diagonals
+#: apart (:func:`_cards_across_the_line`; 0.86–1.01 on the held-out 1080p stills where it mended
+#: the turn card, 0.48–0.61 where it took a card from a meld).
+ACROSS_THE_LINE = (0.75, 1.25)
 #: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
 PRIOR_DIAGONAL = np.array([3.0, 4.2])
@@ -348,21 +353,27 @@ def _cards_across_the_line(upright: np.ndarray, sides: np.ndarray, class_id, siz
     line as guessed without a set-up: the discard pile's top card. Its two corners fall on either
     side of the line, and in team B's frame, turned half round, its bottom corner's index stands
     upright like a top-left one: split so, the card read as two cards of its code a heap apart,
-    and the one beside the discard pile was taken for the turn card. Only such pairs (one code,
-    either side within :data:`MIDDLE_HALF_BAND` of the line, less than a card's height apart) are
-    moved: the guessed line runs less surely than a set-up's (:func:`_middle_band`), and a band
-    around it took the tops of meld columns from their melds."""
-    height = float(_diagonals(class_id[measure], upright[measure], sizes[measure], sides[measure], slopes)[0][0]) / 0.52
+    and the one beside the discard pile was taken for the turn card. Only such pairs move: one
+    code, one index either side within :data:`MIDDLE_HALF_BAND` of the line, an index diagonal
+    apart (:data:`ACROSS_THE_LINE`), each the other's only such partner, and at most two pairs (more
+    say the guessed line runs through a team's melds). A band around the guessed line, as with a
+    set-up's perspective (:func:`_middle_band`), took the tops of meld columns from their melds."""
+    diagonal = _diagonals(class_id[measure], upright[measure], sizes[measure], sides[measure], slopes)[0]
+    height, reach = float(diagonal[0]) / 0.52, float(np.hypot(*diagonal))
     near = np.abs(upright[:, 1]) < MIDDLE_HALF_BAND * height
-    across = set()
+    pairs = []
     for i in np.flatnonzero(near & (sides == "A")):
         for j in np.flatnonzero(near & (sides == "B") & (class_id == class_id[i])):
-            if np.linalg.norm(upright[i] + upright[j]) < height:  # team B's turned back
-                across |= {int(i), int(j)}
-    for k in across:
-        if sides[k] == "B":
-            upright[k] *= -1
-        sides[k] = MIDDLE
+            apart = np.linalg.norm(upright[i] + upright[j]) / reach  # team B's turned back
+            if ACROSS_THE_LINE[0] <= apart <= ACROSS_THE_LINE[1]:
+                pairs.append((int(i), int(j)))
+    ends = [k for pair in pairs for k in pair]
+    pairs = [(i, j) for i, j in pairs if ends.count(i) == 1 and ends.count(j) == 1]
+    if len(pairs) > 2:
+        return
+    for i, j in pairs:
+        upright[j] *= -1
+        sides[[i, j]] = MIDDLE
 
 
 def _index_shapes(detections: Detections, frame: TableFrame) -> tuple[np.ndarray, np.ndarray]:

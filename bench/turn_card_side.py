@@ -36,7 +36,7 @@ from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.card_reader import read_table  # noqa: E402
 from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
 from vision.evaluate_video import team_areas  # noqa: E402
-from vision.facing import finds_to_face, labelled_ups, table_turn  # noqa: E402
+from vision.facing import directions_of, finds_to_face, labelled_ups, table_turn  # noqa: E402
 from vision.team_areas import TEAMS, TableSetup  # noqa: E402
 
 
@@ -85,7 +85,7 @@ def main() -> None:
 
 def _as_the_app(faced, setup, size):
     """The finds with the directions of those the app's reader asks the facing network about."""
-    return replace(faced, up=np.where(finds_to_face(setup, size, faced)[:, None], faced.up, 0.0))
+    return directions_of(faced, finds_to_face(setup, size, faced))
 
 
 def _faced(detections, truth):

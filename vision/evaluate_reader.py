@@ -206,10 +206,10 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
     ``threshold`` only continue meld columns (:func:`vision.card_reader.read_table`). With ``facing``
     (a :class:`~vision.facing.FacingReader`; pictures needed) the set-up is read as the app reads it,
     with the directions of the cards :func:`~vision.facing.finds_to_face` names, and each scene is
-    also read without a set-up as the app reads one, turned as the picture's cards face (``facing/``), and so with the teams'
-    names swapped where that reads its melds better (``facing named/``: which team the reader calls
+    also read without a set-up as the app reads one, turned as the picture's cards face
+    (``facing/``), and so with the teams' names swapped where that reads its melds better (``facing named/``: which team the reader calls
     A is a convention, the side nearer the picture's bottom)."""
-    from vision.facing import TableFacing, face_finds, finds_to_face
+    from vision.facing import TableFacing, directions_of, face_finds, finds_to_face
     from vision.physical_cards import one_find_per_index
 
     rng = np.random.default_rng(seed)
@@ -227,11 +227,11 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
         readings = {"set-up": read_table(detections, size, setup, threshold=threshold),
                     "default": read_table(detections, size, None, threshold=threshold)}
         if facing is not None:
-            found = one_find_per_index(detections)  # the set-up read as the app reads it, for the turn card
-            readings["set-up"] = read_table(face_finds(facing, image, found, threshold, among=finds_to_face(
-                setup, size, found)), size, setup, threshold=threshold)
             gathered = TableFacing()
             faced = face_finds(facing, image, one_find_per_index(detections), threshold, gathered)
+            # the set-up read as the app reads it, with the directions of the finds it asks about
+            readings["set-up"] = read_table(directions_of(faced, finds_to_face(setup, size, faced)), size, setup,
+                                            threshold=threshold)
             readings["facing"] = read_table(faced, size, None, threshold=threshold, turn=gathered.turn)
             readings["facing named"] = max((readings["facing"], readings["facing"].with_teams_swapped()),
                                            key=lambda r: _named_right(r, truth))

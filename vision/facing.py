@@ -286,6 +286,13 @@ def face_finds(reader: FacingReader, picture: np.ndarray | None, found: Detectio
     return replace(found, up=up)
 
 
+def directions_of(found: Detections, among: np.ndarray) -> Detections:
+    """``found`` with the directions (:attr:`~vision.detections.Detections.up`) of the finds
+    ``among`` marks alone, the others' zero: what :func:`face_finds` with ``among`` gives, from
+    directions read for every find."""
+    return replace(found, up=np.where(np.asarray(among, bool)[:, None], found.up, 0.0))
+
+
 def finds_to_face(setup: TableSetup, image_size: tuple[int, int], found: Detections) -> np.ndarray:
     """Which finds the reader asks the facing network about: on a table nobody set up, all (their
     directions give the table's middle and turn); with team areas, those in neither area, the

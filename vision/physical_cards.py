@@ -348,7 +348,8 @@ def _middle_band(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes
     sides[near] = MIDDLE
 
 
-def _cards_across_the_line(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes, measure: np.ndarray) -> None:
+def _cards_across_the_line(upright: np.ndarray, sides: np.ndarray, class_id, sizes, slopes,
+                           measure: np.ndarray) -> None:
     """Give the middle (in place, turned back) the two indexes of a card lying across the middle
     line as guessed without a set-up: the discard pile's top card. Its two corners fall on either
     side of the line, and in team B's frame, turned half round, its bottom corner's index stands

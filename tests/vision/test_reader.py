@@ -552,7 +552,7 @@ def test_with_team_areas_the_middles_directions_find_the_turn_card_right_of_the_
     from dataclasses import replace
 
     from vision.evaluate_video import team_areas
-    from vision.facing import finds_to_face, labelled_ups
+    from vision.facing import directions_of, finds_to_face, labelled_ups
 
     found = {"without": 0, "with": 0}
     for seed in range(40):
@@ -565,7 +565,7 @@ def test_with_team_areas_the_middles_directions_find_the_turn_card_right_of_the_
         detections = detections_from_truth(truth)
         middle = finds_to_face(areas, (1920, 1080), detections)
         assert 0 < middle.sum() < len(detections) / 2  # the middle's cards only
-        faced = replace(detections, up=np.where(middle[:, None], labelled_ups(truth, detections.xyxy), 0.0))
+        faced = directions_of(replace(detections, up=labelled_ups(truth, detections.xyxy)), middle)
         for way, reading in (("without", read_table(detections, (1920, 1080), areas)),
                              ("with", read_table(faced, (1920, 1080), areas))):
             found[way] += reading.turn_card is not None and reading.turn_card.code == shown

@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
                        help="hold the table still this long after each play, as between turns at a real table "
                             "(default %(default)s: a play a second)")
+    video.add_argument("--stock-right", action="store_true",
+                       help="lay the draw pile and the turn card right of the discard pile as team A sees the "
+                            "table (by default left of it)")
     video.set_defaults(run=_run_video)
     read = commands.add_parser("read", help="read tables from images or videos")
     read.add_argument("paths", type=Path, nargs="+", metavar="IMAGE_OR_VIDEO")
@@ -228,7 +231,8 @@ def _run_video(args: argparse.Namespace) -> int:
     atlas = FaceAtlas(args.atlas)
     if args.pause < 0:
         raise SystemExit(f"vision video: --pause must be 0 seconds or more, not {args.pause}")
-    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split, args.pause)
+    summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split, args.pause,
+                               args.stock_right)
     print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")
     return 0
 

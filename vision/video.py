@@ -232,7 +232,7 @@ def _previous_done(move: tuple, pending: list) -> bool:
 
 
 def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tuple[int, int],
-                     split: str = "train", pause: float = 0.0) -> dict:
+                     split: str = "train", pause: float = 0.0, stock_on_right: bool = False) -> dict:
     """Write ``hand.mp4``, ``frames.jsonl.gz`` (per-frame ground truth) and ``events.json``; the
     cards are of ``split``'s decks (``"test"``: the held-out ones, which the detector never saw).
 
@@ -240,13 +240,16 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     between two plays of one team come at least the other team's turn, and every turn is a draw,
     melds and a discard (seed 000 §Taking a turn). ``pause`` holds the clear view this many seconds longer after each
     event, as the table lies still between turns; the hand, the camera and the arms are the same
-    as without it, so one seed filmed at two paces measures what the pace alone does to a reader."""
+    as without it, so one seed filmed at two paces measures what the pace alone does to a reader.
+    ``stock_on_right`` lays the draw pile and the turn card right of the discard pile as team A
+    sees the table (:attr:`~vision.scene.LayoutStyle.stock_on_right`), the hand otherwise the same."""
     pause_frames = round(pause * FPS)
     if pause_frames < 0:
         raise ValueError(f"pause must be 0 seconds or more, not {pause}")
     rng = random.Random(seed)
     final = random_table(rng, hand_over=True)
-    style = replace(random_style(rng), squares_canastas=True, fan_melds=False, messiness=0.0)
+    style = replace(random_style(rng), squares_canastas=True, fan_melds=False, messiness=0.0,
+                    stock_on_right=stock_on_right)
     camera = random_camera(rng, image_size, (0.0, 0.0), card_height_px=image_size[1] / rng.uniform(7, 9))
     steps = hand_events(final, rng)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -71,6 +71,24 @@ def test_a_paused_video_films_the_same_hand_held_still_between_plays(small_atlas
         write_hand_video(small_atlas, tmp_path / "never", seed=5, image_size=(320, 180), pause=-1)
 
 
+def test_a_video_may_lay_the_stock_right_of_the_discard_pile(small_atlas, tmp_path):
+    """``stock_on_right`` films the same hand with the middle mirrored: the same events, and in the
+    first frame (the same camera) the turn card lies the other way from the discard pile."""
+    left = write_hand_video(small_atlas, tmp_path / "left", seed=5, image_size=(320, 180))
+    right = write_hand_video(small_atlas, tmp_path / "right", seed=5, image_size=(320, 180), stock_on_right=True)
+    assert [{k: v for k, v in e.items() if k != "frame"} for e in right["events"]] == \
+        [{k: v for k, v in e.items() if k != "frame"} for e in left["events"]]
+
+    def turn_card_from_discard(name: str) -> np.ndarray:
+        with gzip.open(tmp_path / name / "frames.jsonl.gz", "rt") as lines:
+            first = json.loads(next(lines))
+        centre = {area: np.mean([np.mean(c["corners"], axis=0) for c in first["cards"] if c["area"] == area], axis=0)
+                  for area in ("turn_card", "discard")}
+        return centre["turn_card"] - centre["discard"]
+
+    assert turn_card_from_discard("left") @ turn_card_from_discard("right") < 0
+
+
 def test_the_simulated_hands_are_played_by_the_rules():
     """Replayed through the game core's hand state, the simulated hands break no rule."""
     broken = {}

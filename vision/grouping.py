@@ -49,6 +49,13 @@ UPRIGHT = 1.05
 #: network's direction tells neither: the camera's slant bends angles on the table (held-out hand
 #: video seed 32 read its turn card at 0.5 and a discard at 0.87).
 ACROSS = (0.8, 0.4)
+#: ... and with team areas or the table's perspective, whose axis is surer than one guessed from the
+#: cards' facing, every card on the left less than this (37°): a discard lying askew on the pile
+#: beside a turn card on the right read 0.53 in held-out hand video seed 30 filmed with the stock
+#: right (forty-fifth session), and the turn card was reported drawn 303 frames early. 0.6 read
+#: 102 and 103 of 138 scenes right with areas (the sides swapped, and the stock right) against 96
+#: and 101 at 0.4, the rest unchanged (``bench/turn_card_side.py``).
+ACROSS_SET_UP = 0.6
 #: Indexes of a turn card further towards the discard pile than this share of a card's width from
 #: its farthest from the pile are not its own (its one visible end is about level across the table).
 TURN_CARD_END = 0.25
@@ -87,7 +94,8 @@ def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = 
         width, height = seen.card_size(team)
         side = [c for c in cards if c.side == team and c not in middle]
         teams[team] = _team_reading(_linked_groups(side, width, height), seen, width, height)
-    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card, seen.turn_card_at)
+    discard, turn_card = _middle(middle, seen.card_size(MIDDLE), seen.top_down, seen.turn_card, seen.turn_card_at,
+                                 areas_set)
     return TableReading(image_size, teams, discard, turn_card)
 
 
@@ -308,7 +316,7 @@ def _two_hands(rows: list[list[SeenCard]]) -> tuple[tuple[ReadCard, ...], ...]:
 
 
 def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: bool = False,
-            known: str | None = None, known_at: tuple[float, float] | None = None
+            known: str | None = None, known_at: tuple[float, float] | None = None, areas_set: bool = False
             ) -> tuple[tuple[ReadCard, ...], ReadCard | None]:
     """The discard pile, and the turn card: it lies sideways under the draw pile, beside the discard
     pile, so it is the card of a second heap: left of the discard pile as team A sees the table, or
@@ -333,7 +341,7 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     if not gaps or max(gaps) < TURN_CARD_GAP * height:
         return tuple(_read(c) for c in cards), None
     cut = int(np.argmax(gaps)) + 1
-    right = _stock_on_right(cards[:cut], cards[cut:], known, known_at, top_down)
+    right = _stock_on_right(cards[:cut], cards[cut:], known, known_at, top_down, areas_set)
     heap = [c for c in (cards[cut:] if right else cards[:cut]) if not top_down or 0 < c.index_aspect < SIDEWAYS]
     if not heap:
         return tuple(_read(c) for c in cards), None
@@ -357,11 +365,12 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
 
 
 def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | None,
-                    known_at: tuple[float, float] | None, top_down: bool = False) -> bool:
+                    known_at: tuple[float, float] | None, top_down: bool = False, areas_set: bool = False) -> bool:
     """Whether the turn card is the heap right of the discard pile's (as team A sees the table)
     rather than left: a card of the code earlier frames read as the turn card lies there, where
     they read it, and none on the left; else where the facing network read a card there lying
-    sideways and every card on the left along the table (:data:`ACROSS`); else, in the table's
+    sideways and every card on the left along the table (:data:`ACROSS`; with team areas or the
+    table's perspective, ``areas_set`` or ``top_down``, :data:`ACROSS_SET_UP`); else, in the table's
     top-down view, where a
     card there lies sideways (:data:`SIDEWAYS`) and every card on the left stands upright
     (:data:`UPRIGHT`). (Without the top-down view the index
@@ -376,7 +385,7 @@ def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | No
     if known_near(right) != known_near(left):
         return known_near(right)
     across = [max((c.across for c in heap if np.isfinite(c.across)), default=np.nan) for heap in (left, right)]
-    if across[1] > ACROSS[0] and across[0] < ACROSS[1]:
+    if across[1] > ACROSS[0] and across[0] < (ACROSS_SET_UP if areas_set or top_down else ACROSS[1]):
         return True
     if not top_down:
         return False

@@ -334,6 +334,12 @@ def test_the_turn_card_is_found_right_of_the_discard_pile_too():
     assert group_cards(faced, (1920, 1080)).turn_card.code == "5D"
     along = replace(faced, cards=(*(replace(c, across=0.1) for c in pile), replace(upright, across=0.2), *column))
     assert group_cards(along, (1920, 1080)).turn_card.code == "9S"
+    # A discard lying askew (32° off the axis) beside it: a frame guessed from the cards' facing
+    # does not tell; one the team areas give does (held-out video seed 30 filmed with the stock right).
+    askew = replace(faced, cards=(replace(pile[0], across=0.1), replace(pile[1], across=0.53),
+                                  replace(upright, across=0.95), *column))
+    assert group_cards(askew, (1920, 1080)).turn_card.code == "9S"
+    assert group_cards(askew, (1920, 1080), areas_set=True).turn_card.code == "5D"
 
 
 def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():

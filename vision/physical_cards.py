@@ -900,9 +900,9 @@ def _across(detections: Detections, frame: TableFrame, turn: float | None = None
     direction is not known. Hand-drawn team areas give the axis only roughly (the widest gap
     between them: 4° off the table's at the middle in the median of 138 held-out scenes, 16° in
     the worst tenth; :func:`~vision.team_areas._middle_of`), and the turn card is told by lying
-    across it (:func:`vision.grouping._stock_on_right`): with the sides' column turns, its heap
-    was found right of the discard pile in 101 of those scenes against 99 without
-    (``bench/turn_card_side.py``, forty-fifth session)."""
+    across it (:func:`vision.grouping._stock_on_right`): with the sides' column turns the turn card
+    was read right in 102 of those scenes with the sides swapped against 101 without, 103 both ways
+    with the stock right (``bench/turn_card_side.py``, forty-fifth session's final code)."""
     turned = np.full(len(detections), np.nan)
     if detections.up is None:
         return turned

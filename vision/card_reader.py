@@ -83,10 +83,9 @@ class CardReader:
         height, width = frame_bgr.shape[:2]
         found = one_find_per_index(self.detector.detect(frame_bgr))
         sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
-        if self._facing_in_use:
-            found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0, self._table_facing)
-        elif self.facing is not None:  # a table set up: only to tell the turn card, which lies sideways
+        if self.facing is not None:  # a table set up gives its own turn: its finds tell the turn card alone
             found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0,
+                               None if self.setup.set_up else self._table_facing,
                                among=finds_to_face(self.setup, (width, height), found))
         reading = self.read_detections(found, (width, height))
         return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))

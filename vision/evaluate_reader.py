@@ -207,8 +207,9 @@ def evaluate(scenes, noise: Noise | None = None, seed: int = 0, detector=None,
     (a :class:`~vision.facing.FacingReader`; pictures needed) the set-up is read as the app reads it,
     with the directions of the cards :func:`~vision.facing.finds_to_face` names, and each scene is
     also read without a set-up as the app reads one, turned as the picture's cards face
-    (``facing/``), and so with the teams' names swapped where that reads its melds better (``facing named/``: which team the reader calls
-    A is a convention, the side nearer the picture's bottom)."""
+    (``facing/``), and so with the teams' names swapped where that reads its melds better
+    (``facing named/``: which team the reader calls A is a convention, the side nearer the
+    picture's bottom)."""
     from vision.facing import TableFacing, directions_of, face_finds, finds_to_face
     from vision.physical_cards import one_find_per_index
 

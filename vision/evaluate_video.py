@@ -151,12 +151,11 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
-        if facing is not None and areas:  # as the app's reader: the middle's cards, for the turn card
+        if facing is not None:  # as the app's reader (CardReader.read)
             detections = one_find_per_index(detections)
-            detections = face_finds(facing, picture, detections, threshold, among=finds_to_face(
+            detections = face_finds(facing, picture, detections, threshold, table_facing, among=finds_to_face(
                 setup, (truth["image"]["width"], truth["image"]["height"]), detections))
         if table_facing is not None:
-            detections = face_finds(facing, picture, one_find_per_index(detections), threshold, table_facing)
             if true_way is not None and table_facing.turn is not None:
                 if table_facing.turn.towards_b @ true_way >= 0:
                     named_wrong_since = None

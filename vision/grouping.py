@@ -371,12 +371,11 @@ def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | No
     they read it, and none on the left; else where the facing network read a card there lying
     sideways and every card on the left along the table (:data:`ACROSS`; with team areas or the
     table's perspective, ``areas_set`` or ``top_down``, :data:`ACROSS_SET_UP`); else, in the table's
-    top-down view, where a
-    card there lies sideways (:data:`SIDEWAYS`) and every card on the left stands upright
-    (:data:`UPRIGHT`). (Without the top-down view the index
-    boxes' shapes do not tell: a discard askew on the pile looks as wide, and held-out hand video
-    seed 32, read without a set-up, took one for the turn card in its first frames and reported the
-    turn card drawn 237 frames before it was.)"""
+    top-down view, where a card there lies sideways (:data:`SIDEWAYS`) and every card on the left
+    stands upright (:data:`UPRIGHT`). (Without the top-down view the index boxes' shapes do not
+    tell: a discard askew on the pile looks as wide, and held-out hand video seed 32, read without
+    a set-up, took one for the turn card in its first frames and reported the turn card drawn 237
+    frames before it was.)"""
     def known_near(heap: list[SeenCard]) -> bool:  # within TURN_CARD_NEAR index sizes of where it was read
         return known_at is not None and any(
             card.code == known and np.hypot((x0 + x1) / 2 - known_at[0], (y0 + y1) / 2 - known_at[1])

@@ -238,8 +238,7 @@ def _middle_of(area_a: np.ndarray, area_b: np.ndarray) -> tuple[np.ndarray, floa
     between = float(np.arctan2(a[0] - b[0], a[1] - b[1]))  # the turn that puts B->A onto +y
     turns = between + np.radians(np.arange(-89.0, 89.5, 0.5))
     normals = np.stack([np.sin(turns), np.cos(turns)], axis=1)  # B->A for each turn
-    gaps = (np.asarray(area_a, np.float64) @ normals.T).min(axis=0) - \
-        (np.asarray(area_b, np.float64) @ normals.T).max(axis=0)
+    gaps = (area_a @ normals.T).min(axis=0) - (area_b @ normals.T).max(axis=0)
     turn = float(turns[int(np.argmax(gaps))]) if gaps.max() > 0 else between
     axis = np.array([np.sin(turn), np.cos(turn)])
     near_a = float((area_a @ axis).min())

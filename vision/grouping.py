@@ -331,7 +331,12 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     cards of that code, the one nearer where those frames read it (``known_at``, image pixels): the
     turn card's twin from the other deck may lie on the discard pile, in the heap too, and read
     surer (held-out video seed 33, where the reading went to the twin for a dozen frames and the
-    turn card seemed drawn early)."""
+    turn card seemed drawn early). Without the top-down view, a heap whose every card the facing
+    network read lying along the table's axis (:func:`_all_along`) holds discards pushed aside, not
+    the turn card, unless earlier frames read a card of it as the turn card: no turn card then
+    (forty-sixth session; ``bench/turn_card_side.py``, 150 held-out scenes read with their labelled
+    directions: without a set-up 87 → 114 turn cards right with the stock left, 87 → 115 right;
+    with team areas 116 → 136 and 103 → 124 of 138)."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 
@@ -343,6 +348,8 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     cut = int(np.argmax(gaps)) + 1
     right = _stock_on_right(cards[:cut], cards[cut:], known, known_at, top_down, areas_set)
     heap = [c for c in (cards[cut:] if right else cards[:cut]) if not top_down or 0 < c.index_aspect < SIDEWAYS]
+    if not top_down and _all_along(heap) and not any(c.code == known for c in heap):
+        heap = []  # discards pushed aside on the pile: the turn card lies sideways
     if not heap:
         return tuple(_read(c) for c in cards), None
     def nearness(card: SeenCard) -> float:  # to where earlier frames read the turn card, image pixels
@@ -362,6 +369,12 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     if own:
         end = ReadCard(end.code, union_box([end.box] + [c.box for c in own]), end.confidence)
     return tuple(_read(c) for c in cards if c is not turn_card and c not in own) + rest, end
+
+
+def _all_along(heap: list[SeenCard]) -> bool:
+    """Whether the facing network read every card of a heap lying along the table's axis, as discards
+    lie (:data:`ACROSS`'s second number): a heap with a card it did not read may hold the turn card."""
+    return all(np.isfinite(c.across) and c.across < ACROSS[1] for c in heap)
 
 
 def _stock_on_right(left: list[SeenCard], right: list[SeenCard], known: str | None,

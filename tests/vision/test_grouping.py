@@ -332,8 +332,14 @@ def test_the_turn_card_is_found_right_of_the_discard_pile_too():
     faced = CardsSeen((*(replace(c, across=0.1) for c in pile), replace(upright, across=0.95), *column),
                       {"A": DIAGONAL, "B": DIAGONAL})
     assert group_cards(faced, (1920, 1080)).turn_card.code == "5D"
+    # Every card of the heap left of the pile read along the axis, as discards lie: cards of the pile
+    # pushed aside, no turn card (forty-sixth session); one of them not read, the heap as before.
     along = replace(faced, cards=(*(replace(c, across=0.1) for c in pile), replace(upright, across=0.2), *column))
-    assert group_cards(along, (1920, 1080)).turn_card.code == "9S"
+    assert group_cards(along, (1920, 1080)).turn_card is None
+    assert sorted(c.code for c in group_cards(along, (1920, 1080)).discard) == ["3C", "5D", "9S"]
+    unread = replace(along, cards=(replace(pile[0], across=0.1), pile[1], replace(upright, across=0.2), *column))
+    assert group_cards(unread, (1920, 1080)).turn_card.code == "9S"
+    assert group_cards(replace(along, turn_card="3C"), (1920, 1080)).turn_card.code == "3C"  # read so before
     # A discard lying askew (32° off the axis) beside it: a frame guessed from the cards' facing
     # does not tell; one the team areas give does (held-out video seed 30 filmed with the stock right).
     askew = replace(faced, cards=(replace(pile[0], across=0.1), replace(pile[1], across=0.53),

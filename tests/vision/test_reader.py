@@ -596,3 +596,39 @@ def test_without_a_set_up_the_discard_lying_across_the_middle_line_is_one_card_o
         right += read == shown
         invented += shown is None and read is not None
     assert right >= 18 and invented <= 9, (right, invented)
+
+
+def test_a_heap_whose_cards_all_lie_along_the_table_is_no_turn_card(small_atlas):
+    """Beside the discard pile lies either the turn card, sideways under the stock, or cards of the
+    pile pushed aside, lying along the table's axis as every discard does. Read without the top-down
+    view, the heap left of the pile was taken for the turn card whatever its cards' directions said.
+    No set-up, the picture turned as the cards face (each index's direction from its labels); and
+    with team areas, the middle's directions: on these 40 tables a turn card was read on 8 and 7 of
+    those showing none, and read right on 20 and 32; now 0 and 2, and 28 and 37
+    (bench/turn_card_side.py, 150 held-out scenes: 87 → 114 and 116 → 136 of 138)."""
+    from dataclasses import replace
+
+    from vision.evaluate_video import team_areas
+    from vision.facing import directions_of, finds_to_face, labelled_ups, table_turn
+
+    right, invented = {"facing": 0, "areas": 0}, {"facing": 0, "areas": 0}
+    for seed in range(40):
+        truth = build_scene(small_atlas, seed, (1920, 1080), "test").ground_truth()
+        shown = turn_card_shown(truth)
+        detections = detections_from_truth(truth)
+        ups = labelled_ups(truth, detections.xyxy)
+        known = np.linalg.norm(ups, axis=1) > 0
+        faced = replace(detections, up=ups)
+        turn = table_turn(detections.centers[known], ups[known])
+        readings = {"facing": read_table(faced, (1920, 1080), None, turn=turn)}
+        if all(card["corners"] for card in truth["cards"] if card["team"]) and \
+                all(any(card["team"] == team for card in truth["cards"]) for team in "AB"):
+            areas = TableSetup(areas=team_areas([truth]))
+            readings["areas"] = read_table(directions_of(faced, finds_to_face(areas, (1920, 1080), faced)),
+                                           (1920, 1080), areas)
+        for way, reading in readings.items():
+            read = reading.turn_card.code if reading.turn_card else None
+            right[way] += read == shown
+            invented[way] += shown is None and read is not None
+    assert right["facing"] >= 26 and invented["facing"] <= 2, (right, invented)
+    assert right["areas"] >= 35 and invented["areas"] <= 3, (right, invented)

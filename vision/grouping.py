@@ -164,8 +164,9 @@ def _in_middle(card: SeenCard, seen: CardsSeen, cards: list[SeenCard]) -> bool:
     near, far = (bound * height for bound in MIDDLE_BAND)
     if abs(card.index_y) < near:
         return True
-    sideways = not seen.top_down and card.across > ACROSS[0] and abs(card.index_y) < SIDEWAYS_NEAR_MIDDLE * height
-    if not sideways and (abs(card.index_y) >= far or not seen.top_down):
+    if not seen.top_down and card.across > ACROSS[0] and abs(card.index_y) < SIDEWAYS_NEAR_MIDDLE * height:
+        return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in cards)
+    if abs(card.index_y) >= far or not seen.top_down:
         return False
     return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in cards)
 

@@ -30,14 +30,6 @@ from vision.team_areas import MIDDLE
 #: of its column lies below it. That takes card sizes measured alike everywhere: the table's
 #: top-down view; otherwise (sizes and the middle line guessed) the band ends at the first number.
 MIDDLE_BAND = (MIDDLE_HALF_BAND, 0.75)
-#: ... and without the top-down view, a card the facing network reads lying sideways (:data:`ACROSS`'s
-#: first number) within this many card heights of the middle line, the top of no meld column, is the
-#: middle's: the turn card. The line guessed from the cards' facing is often most of a card height
-#: off the table's middle (forty-sixth session: the held-out test scenes 1 and 8 of
-#: ``bench/turn_card_side.py`` showed their turn cards 0.69 and 0.58 card heights out, outside the
-#: band; turn cards right 114 → 123 and 115 → 124 of 150, melds 386 → 388 and 370 → 372 of 653;
-#: 1.0 card height 121 and 124).
-SIDEWAYS_NEAR_MIDDLE = 1.5
 #: A group starting further out than this many card heights, and no taller than the second number
 #: (a row), is a partner's spread hand.
 HAND_LINE = 2.45
@@ -158,14 +150,11 @@ def _continuing_columns(seen: CardsSeen, cards: list[SeenCard]) -> list[SeenCard
 
 
 def _in_middle(card: SeenCard, seen: CardsSeen, cards: list[SeenCard]) -> bool:
-    """Whether a card, read without team areas, lies in the middle of the table (see :data:`MIDDLE_BAND`
-    and :data:`SIDEWAYS_NEAR_MIDDLE`)."""
+    """Whether a card, read without team areas, lies in the middle of the table (see :data:`MIDDLE_BAND`)."""
     width, height = seen.card_size(card.side)
     near, far = (bound * height for bound in MIDDLE_BAND)
     if abs(card.index_y) < near:
         return True
-    if not seen.top_down and card.across > ACROSS[0] and abs(card.index_y) < SIDEWAYS_NEAR_MIDDLE * height:
-        return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in cards)
     if abs(card.index_y) >= far or not seen.top_down:
         return False
     return not any(other.side == card.side and _next_in_column(card, other, width, height) for other in cards)

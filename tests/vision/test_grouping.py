@@ -348,26 +348,6 @@ def test_the_turn_card_is_found_right_of_the_discard_pile_too():
     assert group_cards(askew, (1920, 1080), areas_set=True).turn_card.code == "5D"
 
 
-def test_a_sideways_card_just_beyond_a_guessed_middle_band_is_the_turn_card():
-    """Without a set-up the middle line is guessed from the cards' facing and often lies most of a
-    card height off: the turn card, read lying sideways, just beyond the band, still belongs to the
-    middle; a sideways read card topping a meld column stays the team's, as does one read along the
-    table."""
-    pile = [replace(_card(code, "-", x, 0.0), across=0.1) for code, x in (("9S", 0.4), ("3C", 0.55))]
-    turn = replace(_card("5D", "B", 0.8, 1.0), across=0.95)  # in team B's frame, 1 card height out
-    columns = [*_column("QD", "A", -1.0, 0.8), *_column("7H", "B", 2.0, 0.8)]
-    seen = CardsSeen((*pile, turn, *columns), {"A": DIAGONAL, "B": DIAGONAL})
-    reading = group_cards(seen, (1920, 1080))
-    assert reading.turn_card is not None and reading.turn_card.code == "5D"
-    assert not any(c.code == "5D" for meld in reading.teams["B"].melds for c in meld.cards)
-    for far in (replace(turn, across=0.2), replace(turn, index_y=1.6, centre=(0.8, 1.6))):
-        assert group_cards(replace(seen, cards=(*pile, far, *columns)), (1920, 1080)).turn_card is None
-    topping = replace(_column("7H", "B", 2.0, 0.8)[0], across=0.95)
-    column = (topping, *_column("7H", "B", 2.0, 0.8)[1:])
-    reading = group_cards(replace(seen, cards=(*pile, *_column("QD", "A", -1.0, 0.8), *column)), (1920, 1080))
-    assert [len(m.cards) for m in reading.teams["B"].melds] == [3] and reading.turn_card is None
-
-
 def test_the_turn_card_seen_as_two_cards_by_its_ends_indexes_stays_one_card():
     # Choice video seed 40: the turn card's end shows both its indexes, level across the table, but
     # they did not pair into one card; the surer of them was the turn card and the other went to the

@@ -247,15 +247,7 @@ def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], inp
 
 def quantize_static_int8(model: Path, out: Path, inputs, op_types: list[str] | None = None) -> Path:
     """An int8 copy of an ONNX model: weights per channel, activations calibrated on ``inputs`` (an
-    iterable of input-name -> array dicts); ``op_types`` limits which operators are quantized.
-
-    The weights take 7 bits (ONNX Runtime's ``reduce_range``): a CPU without int8 dot-product
-    instructions (VNNI: a CPU with AVX2 alone, as many laptops and the AMD EPYC of this project's
-    forty-sixth session) multiplies 8-bit activations by 8-bit weights in pairs summed into 16 bits,
-    which overflow there. On that CPU, through OpenVINO, the classifier quantized with 8-bit weights
-    cost the shipped pair mAP50 0.723 → 0.634 on the 250 held-out 1080p scenes (indexes located at
-    0.5: 38.1 → 22.4 %), where the fp32 classifier scored 0.698 and the 7-bit one 0.697 on their first
-    60; the earlier machines, with VNNI, scored both alike (thirty-third session)."""
+    iterable of input-name -> array dicts); ``op_types`` limits which operators are quantized."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -273,8 +265,7 @@ def quantize_static_int8(model: Path, out: Path, inputs, op_types: list[str] | N
         # Symbolic shape inference cannot follow the dynamic input size; ONNX's own inference suffices.
         quant_pre_process(str(model), str(prepared), skip_symbolic_shape=True)
         quantize_static(str(prepared), str(out), Inputs(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        op_types_to_quantize=op_types, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        reduce_range=True)
+                        op_types_to_quantize=op_types, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     return out
 
 

@@ -579,19 +579,11 @@ def test_without_a_set_up_the_discard_lying_across_the_middle_line_is_one_card_o
     as two cards of its code a heap apart, and one was taken for the turn card: on these 40 tables
     the turn card was read right on 15, and one read on 11 of those showing none; with such pairs
     given to the middle, 20 and 8 (bench/turn_card_side.py, 150 held-out scenes: 72 → 87)."""
-    from dataclasses import replace
-
-    from vision.facing import labelled_ups, table_turn
-
     right = invented = 0
     for seed in range(40):
-        truth = build_scene(small_atlas, seed, (1920, 1080), "test").ground_truth()
+        truth, faced, turn = _faced_table(small_atlas, seed)
         shown = turn_card_shown(truth)
-        detections = detections_from_truth(truth)
-        ups = labelled_ups(truth, detections.xyxy)
-        known = np.linalg.norm(ups, axis=1) > 0
-        reading = read_table(replace(detections, up=ups), (1920, 1080), None,
-                             turn=table_turn(detections.centers[known], ups[known]))
+        reading = read_table(faced, (1920, 1080), None, turn=turn)
         read = reading.turn_card.code if reading.turn_card else None
         right += read == shown
         invented += shown is None and read is not None
@@ -606,20 +598,13 @@ def test_a_heap_whose_cards_all_lie_along_the_table_is_no_turn_card(small_atlas)
     with team areas, the middle's directions: on these 40 tables a turn card was read on 8 and 7 of
     those showing none, and read right on 20 and 32; now 0 and 2, and 28 and 37
     (bench/turn_card_side.py, 150 held-out scenes: 87 → 114 and 116 → 136 of 138)."""
-    from dataclasses import replace
-
     from vision.evaluate_video import team_areas
-    from vision.facing import directions_of, finds_to_face, labelled_ups, table_turn
+    from vision.facing import directions_of, finds_to_face
 
     right, invented = {"facing": 0, "areas": 0}, {"facing": 0, "areas": 0}
     for seed in range(40):
-        truth = build_scene(small_atlas, seed, (1920, 1080), "test").ground_truth()
+        truth, faced, turn = _faced_table(small_atlas, seed)
         shown = turn_card_shown(truth)
-        detections = detections_from_truth(truth)
-        ups = labelled_ups(truth, detections.xyxy)
-        known = np.linalg.norm(ups, axis=1) > 0
-        faced = replace(detections, up=ups)
-        turn = table_turn(detections.centers[known], ups[known])
         readings = {"facing": read_table(faced, (1920, 1080), None, turn=turn)}
         if all(card["corners"] for card in truth["cards"] if card["team"]) and \
                 all(any(card["team"] == team for card in truth["cards"]) for team in "AB"):
@@ -632,3 +617,17 @@ def test_a_heap_whose_cards_all_lie_along_the_table_is_no_turn_card(small_atlas)
             invented[way] += shown is None and read is not None
     assert right["facing"] >= 26 and invented["facing"] <= 2, (right, invented)
     assert right["areas"] >= 35 and invented["areas"] <= 3, (right, invented)
+
+
+def _faced_table(atlas, seed: int):
+    """A small-atlas test table's ground truth, its labelled boxes with each index's labelled
+    direction (a perfect facing network), and the table's turn those directions give."""
+    from dataclasses import replace
+
+    from vision.facing import labelled_ups, table_turn
+
+    truth = build_scene(atlas, seed, (1920, 1080), "test").ground_truth()
+    detections = detections_from_truth(truth)
+    ups = labelled_ups(truth, detections.xyxy)
+    known = np.linalg.norm(ups, axis=1) > 0
+    return truth, replace(detections, up=ups), table_turn(detections.centers[known], ups[known])

@@ -190,9 +190,10 @@ def int8_dot_products(cpu_flags: str | None = None) -> bool:
     ``cpu_flags`` (``/proc/cpuinfo``'s by default; elsewhere NumPy's view of the CPU). Without them an
     int8 network's 8-bit products are summed in pairs into 16 bits, which overflow: the shipped int8
     classifier named 66 % of the demo's finds as its fp32 export does on such a CPU (an AMD EPYC
-    with AVX2 alone, forty-sixth session), and the app's pair scored the held-out 1080p scenes mAP50
-    0.634 against 0.723 with the fp32 classifier (the int8 detector, quantized by NNCF, kept its
-    accuracy). The app then runs the fp32 classifier (+22 ms a 1080p frame there, 298 against 276)."""
+    with AVX2 alone, forty-sixth session), and the app's pair scored the first 60 held-out 1080p
+    scenes mAP50 0.591 against 0.698 with the fp32 classifier (all 250: 0.634; the int8 detector,
+    quantized by NNCF, kept its accuracy). The app then runs the fp32 classifier (+22 ms a 1080p
+    frame there, 298 against 276)."""
     if cpu_flags is None:
         try:
             cpu_flags = Path("/proc/cpuinfo").read_text()

@@ -26,6 +26,7 @@ by the same runtime as the network; its torch save for the reference.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import cv2
@@ -195,15 +196,21 @@ def int8_dot_products(cpu_flags: str | None = None) -> bool:
     quantized by NNCF, kept its accuracy). The app then runs the fp32 classifier (+22 ms a 1080p
     frame there, 298 against 276)."""
     if cpu_flags is None:
-        try:
-            cpu_flags = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            try:
-                from numpy._core._multiarray_umath import __cpu_features__
-            except ImportError:
-                return False
-            return bool(__cpu_features__.get("AVX512VNNI"))
+        return _this_cpus_int8_dot_products()
     return bool(set(cpu_flags.split()) & {"avx512_vnni", "avx_vnni", "amx_int8"})
+
+
+@functools.cache
+def _this_cpus_int8_dot_products() -> bool:
+    """:func:`int8_dot_products` of the CPU this runs on, read once."""
+    try:
+        return int8_dot_products(Path("/proc/cpuinfo").read_text())
+    except OSError:
+        try:
+            from numpy._core._multiarray_umath import __cpu_features__
+        except ImportError:
+            return False
+        return bool(__cpu_features__.get("AVX512VNNI"))
 
 
 def classifier_runtime(backend: str) -> str:

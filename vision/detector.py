@@ -26,7 +26,6 @@ by the same runtime as the network; its torch save for the reference.
 from __future__ import annotations
 
 import ast
-import functools
 from pathlib import Path
 
 import cv2
@@ -119,12 +118,14 @@ class CardDetector:
         if classes == 1 and classifier is None:
             from vision.index_classifier import INT8_SUFFIX, IndexClassifier
 
-            # An int8 network (ONNX Runtime's or OpenVINO's) runs with the int8 classifier where the
-            # CPU has int8 dot-product instructions (int8_dot_products), the fp32 export with the fp32
-            # one. Thirty-third session, with VNNI, OpenVINO's int8 detector on the choice set: mAP50
-            # 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's path on a 1080p frame
-            # 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15 turns).
-            int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8)) and int8_dot_products()
+            # An int8 network (ONNX Runtime's or OpenVINO's) runs with the int8 classifier, the fp32
+            # export with the fp32 one. Thirty-third session, with VNNI, OpenVINO's int8 detector on
+            # the choice set: mAP50 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's
+            # path on a 1080p frame 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15
+            # turns). The forty-sixth session ran the fp32 one on CPUs without VNNI, where the int8
+            # one's first layer overflowed; since the forty-seventh that layer is quantized no more
+            # (vision.weights.reading_the_input), and the int8 classifier runs on every CPU.
+            int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8))
             suffix = ".pt" if backend == "ultralytics" else INT8_SUFFIX if int8 else ".onnx"
             classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
                                          runtime=classifier_runtime(backend))
@@ -184,33 +185,6 @@ class CardDetector:
         handed to the backend as it takes it: OpenVINO the (1, H, W, 3) 8-bit frame itself, the others
         the float tensor."""
         return self._run(canvas_bgr[None] if self.backend == "openvino" else to_tensor(canvas_bgr))
-
-
-def int8_dot_products(cpu_flags: str | None = None) -> bool:
-    """Whether the CPU multiplies 8-bit numbers into 32-bit sums (VNNI, AVX-VNNI or AMX), from
-    ``cpu_flags`` (``/proc/cpuinfo``'s by default; elsewhere NumPy's view of the CPU). Without them an
-    int8 network's 8-bit products are summed in pairs into 16 bits, which overflow: the shipped int8
-    classifier named 66 % of the demo's finds as its fp32 export does on such a CPU (an AMD EPYC
-    with AVX2 alone, forty-sixth session), and the app's pair scored the first 60 held-out 1080p
-    scenes mAP50 0.591 against 0.698 with the fp32 classifier (all 250: 0.634; the int8 detector,
-    quantized by NNCF, kept its accuracy). The app then runs the fp32 classifier (+22 ms a 1080p
-    frame there, 298 against 276)."""
-    if cpu_flags is None:
-        return _this_cpus_int8_dot_products()
-    return bool(set(cpu_flags.split()) & {"avx512_vnni", "avx_vnni", "amx_int8"})
-
-
-@functools.cache
-def _this_cpus_int8_dot_products() -> bool:
-    """:func:`int8_dot_products` of the CPU this runs on, read once."""
-    try:
-        return int8_dot_products(Path("/proc/cpuinfo").read_text())
-    except OSError:
-        try:
-            from numpy._core._multiarray_umath import __cpu_features__
-        except ImportError:
-            return False
-        return bool(__cpu_features__.get("AVX512VNNI"))
 
 
 def classifier_runtime(backend: str) -> str:

@@ -114,10 +114,7 @@ def test_the_apps_backend_finds_what_the_reference_finds_with_the_shipped_model(
     # The reference keeps finds a little under the app's threshold too, so that a find on the edge,
     # in bfloat16 just over it and in float32 just under, is matched rather than counted missing.
     app, reference = CardDetector(conf=0.3), CardDetector(backend="ultralytics", conf=0.25)
-    from vision.detector import int8_dot_products
-
-    assert app.backend == "openvino" and app.classifier.weights.name == \
-        ("index_classifier.int8.onnx" if int8_dot_products() else "index_classifier.onnx")
+    assert app.backend == "openvino" and app.classifier.weights.name == "index_classifier.int8.onnx"
     a, near = app.detect(frame), reference.detect(frame)
     b = near[near.confidence >= 0.3]
     assert len(b) >= 10
@@ -299,8 +296,7 @@ def test_an_openvino_model_without_its_weights_says_how_to_rebuild_it(openvino_i
         CardDetector(tmp_path / "other" / "cards.int8.xml")
 
 
-def test_the_int8_network_runs_with_the_int8_classifier_and_a_missing_one_says_how_to_make_it(tmp_path, monkeypatch):
-    monkeypatch.setattr("vision.detector.int8_dot_products", lambda: True)  # a CPU with VNNI
+def test_the_int8_network_runs_with_the_int8_classifier_and_a_missing_one_says_how_to_make_it(tmp_path):
     shipped = Path(__file__).resolve().parents[2] / "models"
     for name in ("cards.int8.onnx", "cards.onnx", "index_classifier.onnx"):
         shutil.copy(shipped / name, tmp_path / name)
@@ -310,16 +306,6 @@ def test_the_int8_network_runs_with_the_int8_classifier_and_a_missing_one_says_h
         CardDetector(tmp_path / "cards.int8.onnx")
     shutil.copy(shipped / "index_classifier.int8.onnx", tmp_path / "index_classifier.int8.onnx")
     assert CardDetector(tmp_path / "cards.int8.onnx").classifier.weights == tmp_path / "index_classifier.int8.onnx"
-    monkeypatch.setattr("vision.detector.int8_dot_products", lambda: False)  # AVX2 alone: the fp32 classifier
-    assert CardDetector(tmp_path / "cards.int8.onnx").classifier.weights == tmp_path / "index_classifier.onnx"
-
-
-def test_int8_dot_products_are_told_from_the_cpus_flags():
-    from vision.detector import int8_dot_products
-
-    assert int8_dot_products("fpu sse2 avx2 fma avx512f avx512_vnni avx512_bf16")
-    assert int8_dot_products("fpu avx2 avx_vnni") and int8_dot_products("avx2 amx_bf16 amx_int8")
-    assert not int8_dot_products("fpu sse2 avx2 fma") and not int8_dot_products("avx512f avx512bw avx512_4vnniw_x")
 
 
 def test_a_missing_export_beside_its_checkpoint_says_to_export_it(tmp_path):
@@ -467,23 +453,28 @@ def test_the_apps_reader_loads_the_shipped_models_without_torch():
     assert result.stdout.split() == ["openvino", "OpenVinoModel", "[]"]
 
 
-def test_the_classifier_the_app_runs_reads_as_the_float_one_on_this_cpu(demo_table):
-    """The classifier the app runs names the demo's fullest table's finds as the fp32 export does,
-    whatever the CPU: the int8 one where the CPU has int8 dot-product instructions, else the fp32
-    one. On a CPU with AVX2 alone the int8 classifier named 66 % of them alike (median sureness 0.19
-    apart; the 16-bit sums of its 8-bit products overflow), and the app's pair scored the first 60
-    held-out 1080p scenes mAP50 0.591 against 0.698 with the fp32 classifier (forty-sixth session,
-    ``vision.detector.int8_dot_products``)."""
+def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
+    """The int8 classifier the app runs names the demo's fullest table's finds as the fp32 export
+    does on whatever CPU runs the tests: every find the fp32 one names with a clear lead over its
+    second card, and the sureness of all alike. Until the forty-seventh session its first
+    convolution was quantized too, and on a CPU with AVX2 alone (no VNNI) the 16-bit sums of that
+    layer's 8-bit products overflowed: it named 66 % of these finds alike, median sureness 0.19
+    apart, and the app's pair scored the first 60 held-out 1080p scenes mAP50 0.591 against 0.698
+    with the fp32 classifier (``vision.weights.reading_the_input``). The finds named otherwise now
+    are near ties (0.41 against 0.40 in fp32)."""
     from vision.detector import classifier_runtime
     from vision.index_classifier import IndexClassifier
 
     frame = demo_table
     app = CardDetector(conf=0.2)
+    assert app.classifier.weights.name == "index_classifier.int8.onnx"
     boxes = app.boxes(frame).xyxy
     assert len(boxes) >= 20
     fp32 = IndexClassifier(Path(__file__).parents[2] / "models" / "index_classifier.onnx",
                            runtime=classifier_runtime("openvino")).read_boxes(frame, boxes)
     runs = app.classifier.read_boxes(frame, boxes)
-    same = runs.argmax(axis=1) == fp32.argmax(axis=1)
-    sureness = np.abs(runs.max(axis=1) - fp32.max(axis=1))
-    assert same.mean() >= 0.95 and np.median(sureness) < 0.05, (app.classifier.weights.name, same.mean())
+    top_two = np.sort(fp32, axis=1)[:, -2:]
+    clear = top_two[:, 1] - top_two[:, 0] >= 0.05
+    assert clear.sum() >= 20
+    assert (runs.argmax(axis=1) == fp32.argmax(axis=1))[clear].all()
+    assert np.median(np.abs(runs.max(axis=1) - fp32.max(axis=1))) < 0.02

@@ -284,8 +284,8 @@ def reading_the_input(model: Path) -> list[str]:
     mAP50 0.700, against 0.591 with that convolution in int8 and 0.698 with the fp32 classifier
     (with OpenVINO's int8 detector); 4,800 crops of 60 ``scenes720d`` val scenes named alike with
     the fp32 one 96.9 % against 58.9 %, named right 57.2 % as the fp32 one; its network on the
-    fullest demo table's 164 crops 26 ms against 24 ms all in int8. The first block's two convolutions in float
-    scored 0.697."""
+    fullest demo table's 164 crops 26 ms against 24 ms all in int8. The first block's two
+    convolutions in float scored 0.697."""
     import onnx
 
     graph = onnx.load(str(model), load_external_data=False).graph

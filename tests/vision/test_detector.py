@@ -453,6 +453,40 @@ def test_the_apps_reader_loads_the_shipped_models_without_torch():
     assert result.stdout.split() == ["openvino", "OpenVinoModel", "[]"]
 
 
+@pytest.mark.parametrize("name", ["cards.int8.onnx", "index_classifier.int8.onnx"])
+def test_a_shipped_onnx_runtime_int8_model_reads_the_picture_in_float(name):
+    """On a CPU without VNNI an int8 layer adds each two 8-bit products in 16 bits, and a layer
+    reading the picture's full 0-255 range overflows there (forty-seventh session: the classifier
+    scored held-out 1080p mAP50 0.591 against 0.700): whatever CPU runs the tests, the shipped
+    files must keep that layer in float (``vision.weights.reading_the_input``)."""
+    import onnx
+
+    from vision.weights import reading_the_input
+
+    path = Path(__file__).resolve().parents[2] / "models" / name
+    graph = onnx.load(str(path)).graph
+    dequantized = {output for node in graph.node if node.op_type == "DequantizeLinear" for output in node.output}
+    readers = [node for node in graph.node if node.name in reading_the_input(path)]
+    assert [node.op_type for node in readers] == ["Conv"]
+    assert not dequantized.intersection(readers[0].input)  # float weights, the picture as it is
+    assert len(dequantized) > 10  # the rest int8
+
+
+def test_the_shipped_openvino_int8_detector_reads_the_picture_with_7_bit_weights():
+    """NNCF's fix of the same overflow (``OverflowFix.FIRST_LAYER``, its default): the first
+    convolution's int8 weights use half the range, so two of its products sum within 16 bits."""
+    import openvino as ov
+
+    model = ov.Core().read_model(str(Path(__file__).resolve().parents[2] / "models" / "cards.int8.xml"))
+    convolutions = [op for op in model.get_ordered_ops() if op.get_type_name() == "Convolution"]
+
+    def int8_weights(convolution) -> np.ndarray:
+        scaled = convolution.input(1).get_source_output().get_node()  # Multiply(Convert(int8), scale)
+        return scaled.input(0).get_source_output().get_node().input(0).get_source_output().get_node().get_data()
+
+    assert np.abs(int8_weights(convolutions[0])).max() <= 64 < np.abs(int8_weights(convolutions[1])).max()
+
+
 def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
     """The int8 classifier the app runs names the demo's fullest table's finds as the fp32 export
     does on whatever CPU runs the tests: every find the fp32 one names with a clear lead over its

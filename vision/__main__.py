@@ -234,6 +234,9 @@ def _run_video(args: argparse.Namespace) -> int:
     summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split, args.pause,
                                args.stock_right)
     print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")
+    if "no_table_setup" in summary:
+        print(f"no table set-up written beside it ({summary['no_table_setup']}): the app plays it without team "
+              "areas, and evaluations draw theirs from the labels")
     return 0
 
 

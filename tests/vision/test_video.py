@@ -11,9 +11,9 @@ import pytest
 from companion.handfile import score_report
 from vision.table_state import random_table
 from companion.hand import HandState
-from vision.team_areas import in_picture
-from vision.video import (FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event, hand_events, players_areas,
-                          write_hand_video)
+from vision.team_areas import TABLE_SETUP_FILE, in_picture
+from vision.video import (FRAMES_PER_STILL, STILLS_PER_EVENT, NoAreaShown, as_hand_event, hand_events, players_areas,
+                          write_hand_video, write_table_setup)
 
 
 def test_every_step_of_a_simulated_hand_is_a_legal_table():
@@ -163,3 +163,26 @@ def test_a_team_whose_cards_all_lie_outside_the_picture_has_no_area_to_set_up():
     frames = [{"image": {"width": 100, "height": 60}, "cards": [card("A", 10), card("B", 300)]}]
     with pytest.raises(ValueError, match="team B lays no card where the picture shows it"):
         players_areas(frames)
+
+
+def test_a_hand_whose_team_lays_nothing_in_the_picture_is_filmed_without_a_table_set_up(small_atlas, tmp_path,
+                                                                                       monkeypatch):
+    """``python -m vision video --seed 45 --size 1920x1080 --split test`` (a held-out hand) once stopped
+    with a traceback after writing the video: team A's cards all lie outside its camera's picture."""
+    def card(team, x):
+        return {"team": team, "corners": [[x, 10], [x + 20, 10], [x + 20, 40], [x, 40]]}
+
+    with gzip.open(tmp_path / "frames.jsonl.gz", "wt") as lines:
+        lines.write(json.dumps({"image": {"width": 100, "height": 60}, "cards": [card("A", 300), card("B", 10)]}))
+    with pytest.raises(NoAreaShown, match="team A lays no card"):
+        write_table_setup(tmp_path)
+    assert not (tmp_path / TABLE_SETUP_FILE).exists()
+
+    def no_area(frames):
+        raise NoAreaShown("team A lays no card where the picture shows it: no area to set up")
+
+    monkeypatch.setattr("vision.video.players_areas", no_area)  # as seed 45's camera films it
+    summary = write_hand_video(small_atlas, tmp_path / "video", seed=5, image_size=(320, 180))
+    assert summary["no_table_setup"].startswith("team A lays no card")
+    assert (tmp_path / "video" / "hand.mp4").is_file() and (tmp_path / "video" / "events.json").is_file()
+    assert not (tmp_path / "video" / TABLE_SETUP_FILE).exists()

@@ -281,6 +281,7 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     try:
         write_table_setup(out_dir)
     except NoAreaShown as error:  # the video stands; the app plays it without team areas
+        (out_dir / TABLE_SETUP_FILE).unlink(missing_ok=True)  # an earlier video's, written here before
         summary["no_table_setup"] = str(error)
     return summary
 

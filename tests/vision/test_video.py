@@ -182,6 +182,8 @@ def test_a_hand_whose_team_lays_nothing_in_the_picture_is_filmed_without_a_table
         raise NoAreaShown("team A lays no card where the picture shows it: no area to set up")
 
     monkeypatch.setattr("vision.video.players_areas", no_area)  # as seed 45's camera films it
+    (tmp_path / "video").mkdir()
+    (tmp_path / "video" / TABLE_SETUP_FILE).write_text("{}")  # another video's, filmed here before
     summary = write_hand_video(small_atlas, tmp_path / "video", seed=5, image_size=(320, 180))
     assert summary["no_table_setup"].startswith("team A lays no card")
     assert (tmp_path / "video" / "hand.mp4").is_file() and (tmp_path / "video" / "events.json").is_file()

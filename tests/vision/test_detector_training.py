@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 import torch
 
@@ -133,6 +132,7 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
 
 
 def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):
+    from tests.vision.test_detector import convolutions_in_float
     from vision.detector import CLASSIFIER_NAME
     from vision.index_glyphs import drawn_contexts
     from vision.weights import reading_the_input
@@ -148,11 +148,8 @@ def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_exp
     # On a CPU with AVX2 alone 71 % were named alike while the first convolution was quantized too
     # (its 8-bit products' 16-bit sums overflow): it stays in float (vision.weights.reading_the_input).
     assert (named[0] == named[1]).mean() >= 0.9
-    graph = onnx.load(str(int8)).graph
-    dequantized = {name for node in graph.node if node.op_type == "DequantizeLinear" for name in node.output}
-    convolutions = [node for node in graph.node if node.op_type == "Conv"]
-    float_ones = [node.name for node in convolutions if not dequantized.intersection(node.input)]
-    assert float_ones == reading_the_input(fp32) == [convolutions[0].name] and len(convolutions) == 6
+    float_ones, convolutions = convolutions_in_float(int8)
+    assert float_ones == reading_the_input(fp32) == convolutions[:1] and len(convolutions) == 6
     with pytest.raises(WeightsError, match="no val scenes"):
         ic.quantize_classifier(fp32, tmp_path / "no-scenes")
 

@@ -155,12 +155,14 @@ def test_the_part_of_an_area_the_picture_shows_and_none_of_one_outside_it():
     assert in_picture(np.array([[200.0, 10], [250, 10], [250, 30], [200, 30]]), (100, 60)).shape == (0, 2)
 
 
+def _card(team: str, x: float) -> dict:
+    """A labelled card of a team, 20×30 px, its left edge at x."""
+    return {"team": team, "corners": [[x, 10], [x + 20, 10], [x + 20, 40], [x, 40]]}
+
+
 def test_a_team_whose_cards_all_lie_outside_the_picture_has_no_area_to_set_up():
     """OpenCV gives a junk point, not nothing, for polygons apart: the check once never fired."""
-    def card(team, x):
-        return {"team": team, "corners": [[x, 10], [x + 20, 10], [x + 20, 40], [x, 40]]}
-
-    frames = [{"image": {"width": 100, "height": 60}, "cards": [card("A", 10), card("B", 300)]}]
+    frames = [{"image": {"width": 100, "height": 60}, "cards": [_card("A", 10), _card("B", 300)]}]
     with pytest.raises(ValueError, match="team B lays no card where the picture shows it"):
         players_areas(frames)
 
@@ -169,11 +171,8 @@ def test_a_hand_whose_team_lays_nothing_in_the_picture_is_filmed_without_a_table
                                                                                        monkeypatch):
     """``python -m vision video --seed 45 --size 1920x1080 --split test`` (a held-out hand) once stopped
     with a traceback after writing the video: team A's cards all lie outside its camera's picture."""
-    def card(team, x):
-        return {"team": team, "corners": [[x, 10], [x + 20, 10], [x + 20, 40], [x, 40]]}
-
     with gzip.open(tmp_path / "frames.jsonl.gz", "wt") as lines:
-        lines.write(json.dumps({"image": {"width": 100, "height": 60}, "cards": [card("A", 300), card("B", 10)]}))
+        lines.write(json.dumps({"image": {"width": 100, "height": 60}, "cards": [_card("A", 300), _card("B", 10)]}))
     with pytest.raises(NoAreaShown, match="team A lays no card"):
         write_table_setup(tmp_path)
     assert not (tmp_path / TABLE_SETUP_FILE).exists()

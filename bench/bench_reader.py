@@ -24,7 +24,8 @@ test``) is also read from them, as the app reads it; ``--scenes 0`` reads the vi
 turn card, as the app does), without them as the app does
 (the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves;
 ``--swap-after 125`` plays a player who swaps the sides' names five seconds after the reader
-named them the wrong way round.
+named them the wrong way round; ``--live`` reads them at this machine's pace, each reading taking the
+first frame shown after the last one ended, as the app reads a playing video.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ def main() -> None:
                         help="videos with pictures are read every this many frames (default %(default)s: the app "
                         "reads at most 8 of a camera's 25 frames a second; on two cores it reads a 1080p video "
                         "every 6th, the demo every 7th)")
+    parser.add_argument("--live", action="store_true",
+                        help="videos with pictures are read at this machine's pace, as the app reads a playing "
+                        "video: each reading takes the first frame shown after the last one ended, but not "
+                        "sooner than --every frames after it")
     parser.add_argument("--set-ups", nargs="+", choices=SET_UPS, default=["areas"],
                         help="videos with pictures are read with each of these set-ups: the team areas drawn "
                         "around each team's cards (areas), none with the sides told apart by the cards' facing "
@@ -117,16 +122,18 @@ def _filmed(videos: list[Path], args) -> None:
 
     detector = CardDetector(naming=args.naming)
     facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
+    pace = "live, at this machine's pace, at most every" if args.live else "every"
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "
-              f"from {detector.conf:.3g}), named by {args.naming}, every {args.every} frames, set-up: {set_up}:")
+              f"from {detector.conf:.3g}), named by {args.naming}, "
+              f"{pace} {args.every} frames, set-up: {set_up}:")
         swap_after = args.swap_after if set_up == "facing" else None
         if swap_after is not None:
             print(f"  (a player swaps the sides' names once they have been wrong for {swap_after} frames)")
         results = [evaluate_video(video, detector=detector, every=args.every, threshold=threshold,
                                   areas=set_up == "areas", facing=facing if set_up != "halves" else None,
-                                  swap_after=swap_after)
+                                  swap_after=swap_after, live=args.live)
                    for video in videos]
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
@@ -140,7 +147,8 @@ def _filmed(videos: list[Path], args) -> None:
               f"{sum(r.turn_card_taken_back for r in results)} times), "
               f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
               f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
-              f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}")
+              f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}; "
+              f"{sum(r.readings for r in results)} readings")
 
 
 def _table(title: str, results: dict[str, dict]) -> None:

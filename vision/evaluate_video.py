@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,8 @@ class VideoResult:
     turn_card_taken_back: int = 0
     #: how often a player swapped the sides' names (``evaluate_video``'s ``swap_after``)
     swaps: int = 0
+    #: how many frames were read
+    readings: int = 0
 
     @property
     def readable(self) -> bool:
@@ -101,7 +105,7 @@ class VideoResult:
                 "dead_ranks_right": self.dead_ranks[0] == self.dead_ranks[1],
                 "turn_card_right": self.turn_card_drawn[0] == self.turn_card_drawn[1],
                 "turn_card_lag": self.turn_card_lag, "turn_card_taken_back": self.turn_card_taken_back,
-                "swaps": self.swaps}
+                "swaps": self.swaps, "readings": self.readings}
 
 
 def _in_order(truth: list[tuple], read: list[tuple]) -> int:
@@ -116,7 +120,7 @@ def _in_order(truth: list[tuple], read: list[tuple]) -> int:
 def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, confirm: int = 2,
                    detector=None, every: int = 1, wait_frames: int | None = None,
                    threshold: float = 0.0, areas: bool = True, facing=None,
-                   swap_after: int | None = None) -> VideoResult:
+                   swap_after: int | None = None, live: bool = False) -> VideoResult:
     """The tracker's events over a hand video, read from its labelled boxes, or with a ``detector``
     (anything with ``detect(frame_bgr) -> Detections``) from its pictures, ``hand.mp4``; every
     ``every``-th frame only (the app reads at most 8 of a camera's 25 frames a second: 3), the
@@ -130,7 +134,11 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     ``facing``: a player watching presses "Swap the sides" once the reader has named the sides the
     wrong way round (the filmed hand's team A on the side it calls B's) for this many frames: the
     reader names them the other way from then on, and the tracker takes the hand so far as each
-    team's play the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
+    team's play the other's (:meth:`~vision.tracking.TableTracker.swap_teams`). ``live``: read at this
+    machine's pace, as the app's reading thread reads a playing video (:mod:`companion.app.live`):
+    each reading takes the first frame shown after the last one ended (the detector, the facing,
+    the table and the tracker, timed), but not sooner than ``every`` frames after it; the readings
+    made are counted (:attr:`VideoResult.readings`)."""
     summary = json.loads((Path(video_dir) / "events.json").read_text())
     with gzip.open(Path(video_dir) / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -144,10 +152,12 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     true_areas = team_areas(frames) if swap_after is not None else None
     true_way = None if true_areas is None else true_areas["B"].mean(axis=0) - true_areas["A"].mean(axis=0)
     named_wrong_since, swaps = None, 0
+    fps, next_reading, readings = summary.get("fps", 25), 0, 0
     for number, truth in enumerate(frames):
         picture = next(pictures) if pictures is not None else None
-        if number % every:
+        if (number < next_reading) if live else number % every:
             continue
+        started, readings = time.perf_counter(), readings + 1
         detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
@@ -173,6 +183,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
             reported_drawn, taken_back = None, taken_back + 1
         if reported_drawn is None and any(event.kind == "turn_card_taken" for event in events):
             reported_drawn = number
+        next_reading = number + max(every, math.ceil((time.perf_counter() - started) * fps))
     # In the order they were played (the tracker reports each once it has held, an opening only
     # once its melds have settled, so a three laid after an opening may be reported first).
     read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]
@@ -188,7 +199,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                                      for team in TEAMS})),
                        [_read_event(e) for e in tracker.events],
                        (next((e["frame"] for e in summary["events"] if e["event"] == "turn_card_taken"), None),
-                        reported_drawn), taken_back, swaps)
+                        reported_drawn), taken_back, swaps, readings)
 
 
 def _pictures(path: Path, count: int):

@@ -3,6 +3,7 @@
 import gzip
 import json
 import random
+import time
 
 import cv2
 import numpy as np
@@ -102,15 +103,16 @@ def test_the_simulated_hands_are_played_by_the_rules():
 
 
 class _FrameCount:
-    """A detector that finds nothing and counts the pictures it is given."""
+    """A detector that finds nothing and counts the pictures it is given, each in ``seconds``."""
 
-    def __init__(self):
-        self.frames = 0
+    def __init__(self, seconds: float = 0.0):
+        self.frames, self.seconds = 0, seconds
 
     def detect(self, frame_bgr):
         from vision.detections import Detections
 
         self.frames += 1
+        time.sleep(self.seconds)
         return Detections.empty()
 
 
@@ -147,6 +149,19 @@ def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path)
     writer.release()
     with pytest.raises(ValueError, match=f"has 5 frames where its labels describe {summary['frames']}"):
         evaluate_video(short, detector=_FrameCount())
+    # Read live, as the app reads a playing video: a reading that takes 0.2 s lets 5 frames (at 25 a
+    # second) go by before the next; every third frame at most.
+    first = tmp_path / "first_60"
+    first.mkdir()
+    (first / "events.json").write_bytes((tmp_path / "events.json").read_bytes())
+    with gzip.open(tmp_path / "frames.jsonl.gz", "rt") as lines, gzip.open(first / "frames.jsonl.gz", "wt") as out:
+        out.writelines(line for _, line in zip(range(60), lines))
+    (first / "hand.mp4").write_bytes((tmp_path / "hand.mp4").read_bytes())
+    slow = _FrameCount(seconds=0.2)
+    assert evaluate_video(first, detector=slow, live=True).readings == slow.frames
+    assert 60 / 12 <= slow.frames <= 60 / 5
+    quick = _FrameCount()
+    assert evaluate_video(first, detector=quick, every=3, live=True).readings == quick.frames == 20
 
 
 def test_the_part_of_an_area_the_picture_shows_and_none_of_one_outside_it():

@@ -149,8 +149,8 @@ def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path)
     writer.release()
     with pytest.raises(ValueError, match=f"has 5 frames where its labels describe {summary['frames']}"):
         evaluate_video(short, detector=_FrameCount())
-    # Read live, as the app reads a playing video: a reading that takes 0.2 s lets 5 frames (at 25 a
-    # second) go by before the next; every third frame at most.
+    # Read live, as the app reads a playing video: a reading that takes 0.2 s or more lets 5 frames or
+    # more (at 25 a second) go by before the next one; a quick one reads every third frame at most.
     first = tmp_path / "first_60"
     first.mkdir()
     (first / "events.json").write_bytes((tmp_path / "events.json").read_bytes())

@@ -80,9 +80,6 @@ def main() -> None:
                         help="videos with pictures are read at this machine's pace, as the app reads a playing "
                         "video: each reading takes the first frame shown after the last one ended, but not "
                         "sooner than --every frames after it")
-    parser.add_argument("--changed-only", action="store_true",
-                        help="videos with pictures: each frame is read only where it changed since the last "
-                        "reading, as the app reads a video (vision.changes); without it, each frame whole")
     parser.add_argument("--set-ups", nargs="+", choices=SET_UPS, default=["areas"],
                         help="videos with pictures are read with each of these set-ups: the team areas drawn "
                         "around each team's cards (areas), none with the sides told apart by the cards' facing "
@@ -124,12 +121,8 @@ def _filmed(videos: list[Path], args) -> None:
     from vision.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
-    if args.changed_only:
-        from vision.changes import IncrementalDetector
-        detector = IncrementalDetector(detector)
     facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
     pace = "live, at this machine's pace, at most every" if args.live else "every"
-    pace = f"{'only where they changed, ' if args.changed_only else ''}{pace}"
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
         print(f"\nhand videos read from their pictures by the shipped detector, threshold {threshold} (weak finds "

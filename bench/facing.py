@@ -40,9 +40,6 @@ def main() -> int:
     if with_facing.facing is None:
         print("no facing network (models/facing.onnx): nothing to measure")
         return 1
-    # The app's reader reads a video's frame only where it changed (vision.changes): the same still
-    # frame read again would cost nothing. Each reading here is whole, as a frame that changed.
-    with_facing.detector = getattr(with_facing.detector, "detector", with_facing.detector)
     without = CardReader(detector=with_facing.detector)  # a detector given: no facing network
     without.threshold = with_facing.threshold
     found = with_facing.detector.detect(frame)

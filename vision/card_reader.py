@@ -31,10 +31,8 @@ class DetectorMissing(RuntimeError):
 
 class CardReader:
     """Reads tables. ``detector`` is anything with ``detect(frame_bgr) -> Detections``; by default
-    the project's trained :class:`vision.detector.CardDetector`, reading a video's frames only where
-    they changed since its last reading (:class:`~vision.changes.IncrementalDetector`; a photo,
-    after :meth:`new_view`, whole). ``setup`` holds the table's team areas and perspective, if the
-    players set them."""
+    the project's trained :class:`vision.detector.CardDetector`. ``setup`` holds the table's team
+    areas and perspective, if the players set them."""
 
     def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None, facing=None):
         """``facing``: a :class:`~vision.facing.FacingReader` that finds the table's middle and turn
@@ -102,10 +100,7 @@ class CardReader:
         return self.facing is not None and not self.setup.set_up
 
     def new_view(self) -> None:
-        """Forget the view measured so far: the next frame is of another video, or a photo (and is
-        read whole)."""
-        if hasattr(self.detector, "forget"):
-            self.detector.forget()
+        """Forget the view measured so far: the next frame is of another video, or a photo."""
         self._memory = None
         self._table_facing = TableFacing(self.setup.towards_b)
 
@@ -175,7 +170,6 @@ def _shipped_facing():
 
 def _trained_detector(weights: Path | None):
     try:
-        from vision.changes import IncrementalDetector
         from vision.detector import CardDetector
     except ImportError:
         raise DetectorMissing("the card detector is not trained yet (issue 4, vision/detector.py); "
@@ -190,6 +184,6 @@ def _trained_detector(weights: Path | None):
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
         # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
         # the weak finds that continue meld columns (the reader sets both: read_at).
-        return IncrementalDetector(CardDetector(weights, naming="score"))
+        return CardDetector(weights, naming="score")
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

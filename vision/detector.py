@@ -86,8 +86,6 @@ MAX_DETECTIONS = 300
 #: A one-class model (the two-stage design) is named by the classifier of this name beside it
 #: (``.onnx`` for the onnx backend, ``.pt`` for the ultralytics one).
 CLASSIFIER_NAME = "index_classifier"
-#: A part of a frame, (x1, y1, x2, y2) in whole pixels.
-Part = tuple[int, int, int, int]
 
 
 class CardDetector:
@@ -140,10 +138,9 @@ class CardDetector:
         #: 29.3 ms (its 720p copy: 89 finds, 60.1 and 46.8 ms; 50, 35.4 ms; thirty-fourth session).
         self.reread_from = reread_from
 
-    def detect(self, frame_bgr: np.ndarray, part: Part | None = None) -> Detections:
-        """Corner indexes in the frame, in frame pixels; with ``part``, only in that part of it
-        (:meth:`boxes`)."""
-        found = self.boxes(frame_bgr, part)
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        """Corner indexes in the frame, in frame pixels."""
+        found = self.boxes(frame_bgr)
         if self.classifier is None:
             return found
         return self.named(found, self.read(frame_bgr, found))
@@ -167,33 +164,21 @@ class CardDetector:
         named = named_finds(found, probabilities, self.naming)
         return named[named.confidence >= self.conf]
 
-    def boxes(self, frame_bgr: np.ndarray, part: Part | None = None) -> Detections:
+    def boxes(self, frame_bgr: np.ndarray) -> Detections:
         """The network's finds in the frame at the detector's threshold, in frame pixels: a
-        two-stage detector's before its classifier names them (all of class 0). With ``part``
-        (x1, y1, x2, y2, whole frame pixels) the network reads only that part of the frame, scaled as
-        the whole frame would be (:mod:`vision.changes` reads a video's frame where it changed)."""
+        two-stage detector's before its classifier names them (all of class 0)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
         widths = (self.input_width,) if self.input_width else input_widths_for(frame_bgr.shape[1])
         if len(widths) == 1:
-            return self._view(frame_bgr, widths[0], self.conf, part)
-        joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR, part) for width in widths])
+            return self._view(frame_bgr, widths[0], self.conf)
+        joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
         return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
 
-    def _view(self, frame_bgr: np.ndarray, width: int, conf: float, part: Part | None = None) -> Detections:
-        """The network's finds in the frame (or a part of it) read with the frame at one width, at a
-        threshold, in frame pixels."""
-        if part is None:
-            canvas, scale = letterbox(frame_bgr, width)
-            return postprocess(self.network(canvas), conf, scale)
-        x1, y1, x2, y2 = part
-        if not (0 <= x1 < x2 <= frame_bgr.shape[1] and 0 <= y1 < y2 <= frame_bgr.shape[0]):
-            raise ValueError(f"the part {part} does not lie within the {frame_bgr.shape[1]}×{frame_bgr.shape[0]} frame")
-        piece = frame_bgr[y1:y2, x1:x2]
-        canvas, scale = letterbox(piece, max(STRIDE, round(width * piece.shape[1] / frame_bgr.shape[1])))
-        found = postprocess(self.network(canvas), conf, scale)
-        found.xyxy += np.array([x1, y1, x1, y1], np.float32)
-        return found
+    def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
+        """The network's finds in the frame read at one width, at a threshold, in frame pixels."""
+        canvas, scale = letterbox(frame_bgr, width)
+        return postprocess(self.network(canvas), conf, scale)
 
     def network(self, canvas_bgr: np.ndarray) -> np.ndarray:
         """The network's raw output (1, 4 + classes, anchors) for a letterboxed frame (:func:`letterbox`),

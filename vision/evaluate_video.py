@@ -148,8 +148,6 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
     memory, memory_turn = ViewMemory(), None
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
-    if hasattr(detector, "forget"):  # one that reads a frame only where it changed (vision.changes)
-        detector.forget()
     reported_drawn, taken_back = None, 0
     true_areas = team_areas(frames) if swap_after is not None else None
     true_way = None if true_areas is None else true_areas["B"].mean(axis=0) - true_areas["A"].mean(axis=0)

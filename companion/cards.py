@@ -94,7 +94,7 @@ class Card:
 
     @property
     def is_wild(self) -> bool:
-        """2s and jokers (seed 000 §The cards)."""
+        """2s and jokers (seed 001 §What you need: "Twos and jokers are wild"; seed 000 §The cards)."""
         return self.rank in ("2", JOKER)
 
     @property

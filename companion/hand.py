@@ -14,8 +14,9 @@ say what went wrong and where the rule is written. Predicates ask the state:
 >>> [v.rule for v in state.apply(MeldStarted("A", cards("5H 5S 2C")))]
 ['meld.rule_of_five']
 
-Live checks follow Modern American (seeds 000 and 002); in the classic variant the state checks meld
-shape and the opening minimum only.
+Live checks follow the hand's variant (:class:`companion.variant.Variant`): Modern American by seeds
+000 and 002, classic by seed 001 (canastas keep growing and close no rank, the pile's top card counts
+toward the opening, one canasta to go out, only red threes laid out).
 """
 
 from __future__ import annotations
@@ -209,8 +210,18 @@ class HandState:
         return self.variant.opening_minimum(self.scores.get(team, 0))
 
     def can_go_out(self, team: str, last_card: Card | None = None) -> list[Violation]:
-        """The reasons ``team`` may not go out now; empty when it may (seed 000 §Going out)."""
-        return legality.going_out_problems(self.teams[team].melds, last_card)
+        """The reasons ``team`` may not go out now; empty when it may (seed 000 §Going out; classic:
+        seed 001 §Going out)."""
+        return self.variant.going_out_problems(self.teams[team].melds, last_card)
+
+    def opening_points(self, opening: Opened) -> int:
+        """What an opening counts toward the minimum: its cards' values, less the discard pile's top
+        card where the variant does not count it (seed 000 §Taking the pack to open; seed 001 §Your
+        first meld counts it)."""
+        counted = [c for cards in opening.melds for c in cards]
+        if opening.pack_top is not None and opening.pack_top in counted and not self.variant.pack_top_counts:
+            counted.remove(opening.pack_top)
+        return sum(c.points for c in counted)
 
     def meld_problems(self, team: str) -> list[list[Violation]]:
         """Shape problems of each of the team's melds, in order (for the app's overlays)."""
@@ -267,7 +278,7 @@ class HandState:
             problems.append(_v("opening.twice", "This team has already opened this hand.", "seed 000 §Your team's first meld"))
         for i, meld in enumerate(melds):
             problems += self._new_meld_problems(e.team, meld, opening=True, others=melds, laid_with=melds[:i])
-        problems += self._opening_problems(e.team, melds, e.pack_top)
+        problems += self._opening_problems(e.team, melds, e.pack_top, self.opening_points(e))
         if self.first_to_open is None:
             self.first_to_open = e.team
         bonus = self._bonus_cards(e)
@@ -278,23 +289,33 @@ class HandState:
         self._close_canastas(e.team)
         return problems
 
-    def _opening_problems(self, team: str, melds: list[Meld], pack_top: Card | None) -> list[Violation]:
+    def _opening_problems(self, team: str, melds: list[Meld], pack_top: Card | None, points: int) -> list[Violation]:
         """Seed 000 §Your team's first meld: the minimum from the team's score, counted from cards in
         hand only (§Taking the pack to open), and a clean triple of a rank that isn't dead — or a wild
-        meld of three, at tables that allow it (table rule ``open_with_wild_meld``; 002 §First meld)."""
+        meld of three, at tables that allow it (table rule ``open_with_wild_meld``; 002 §First meld).
+        Opening by taking the pack, the top card is melded with a natural pair from hand (000 §Taking
+        the discard pile; classic: the pile is frozen for a team that has not melded, 001 §Taking the
+        discard pile). Classic asks for the minimum alone (001 §Your first meld)."""
         problems: list[Violation] = []
-        counted = [c for m in melds for c in m.cards]
-        if pack_top is not None and pack_top in counted:
-            counted.remove(pack_top)
-        points = sum(c.points for c in counted)
         minimum = self.opening_minimum(team)
         canasta_waives = self.rules.canasta_from_hand_needs_no_minimum and pack_top is None and any(m.is_canasta for m in melds)
         if points < minimum and not canasta_waives:
             problems.append(_v(
                 "opening.minimum",
                 f"The opening counts {points}; with {self.scores.get(team, 0):,} points this team needs {minimum}.",
-                source("opening.below_3000"),
+                self.variant.opening_source,
             ))
+        if pack_top is not None:
+            with_top = next((m for m in melds if pack_top in m.cards), None)
+            pair = 0 if with_top is None else sum(1 for c in with_top.cards if c.is_natural and c.rank == pack_top.rank) - 1
+            if pair < 2:
+                name = RANK_NAMES.get(pack_top.rank, pack_top.rank)
+                problems.append(_v(
+                    "pack.pair",
+                    f"Opening with the pack, its top card is melded with a natural pair of {name} from your hand.",
+                    "seed 000 §Taking the discard pile" if self.variant.name == "modern"
+                    else "seed 001 §Taking the discard pile (frozen for a team that has not melded)",
+                ))
         if self.variant.name != "modern":
             return problems
         clean = [m for m in melds if m.is_natural and len(m.cards) >= value("opening.clean_triple") and m.rank not in self.dead_ranks]
@@ -335,14 +356,14 @@ class HandState:
         old = team.melds[e.meld_index]
         new = old.plus(*e.cards)
         problems = [] if team.opened else [self._not_opened()]
-        if old.is_canasta:
+        if old.is_canasta and self.variant.canasta_closes:
             problems.append(_v("meld.closed", f"The {old.name} are a finished canasta; nothing more joins it.", source("meld.max_cards")))
         elif new.rank in self.dead_ranks and not old.is_wild_meld:
             problems.append(self._dead(new.rank))
         problems += [p for p in self.variant.meld_problems(new, self.rules) if p.rule != "meld.too_few"]
         if any(c.is_wild for c in e.cards) and self.variant.name == "modern":
             others = [m for i, m in enumerate(team.melds) if i != e.meld_index]
-            problems += legality.wild_card_problems(new, opening=False, team_melds=others, rules=self.rules)
+            problems += legality.wild_card_problems(new, opening=False, team_melds=others, rules=self.rules, before=old)
         team.melds[e.meld_index] = new
         self._close_canastas(e.team)
         return problems
@@ -361,11 +382,18 @@ class HandState:
         )]
 
     def _ThreesLaidOut(self, e: ThreesLaidOut) -> list[Violation]:
+        """Seed 000 §Threes: every three is laid out; classic lays out red threes only, black ones
+        being stop cards (seed 001 §Threes)."""
         team = self.teams[e.team]
         problems = [
             _v("threes.not_three", f"{c.code} is not a three; only threes are laid out in the row.", "seed 000 §Threes")
             for c in e.cards if not c.is_three
         ]
+        if not self.variant.black_threes_laid_out:
+            problems += [
+                _v("threes.black", f"{c.code}: in classic canasta black threes are stop cards, not laid out.", "seed 001 §Threes")
+                for c in e.cards if c.is_black_three
+            ]
         team.threes = team.threes.plus(*(c for c in e.cards if c.is_three))
         return problems
 
@@ -377,43 +405,36 @@ class HandState:
         return problems
 
     def _PackTaken(self, e: PackTaken) -> list[Violation]:
-        """Seed 000 §Taking the discard pile: only with a natural pair matching the top card, not in a
-        dead rank, not when the team already has five or more melded in that rank; onto an existing
-        meld per table rule ``pack_onto_meld`` (000 §Taking the pack to open; 002 §Taking the pile)."""
+        """An opened team takes the pile: the variant's own checks (:meth:`Variant.pack_problems`:
+        seed 000 §Taking the discard pile; classic, seed 001 §Taking the discard pile), not in a dead
+        rank (000 §Dead cards), and the meld it makes or grows checked as any other: one rank, and
+        a new meld only where the team has none of that rank (000 §Melds and canastas; 002 §Taking
+        the discard pile: the pair joins "your side's meld of that rank")."""
         team = self.teams[e.team]
-        src = "seed 000 §Taking the discard pile"
         problems = [] if team.opened else [_v(
             "pack.not_opened",
             "A team that hasn't opened takes the pack only as part of its opening, laid from hand first.",
             "seed 000 §Taking the pack to open",
         )]
         top = e.top_card
-        if not top.is_natural:
-            problems.append(_v("pack.top_card", f"The pack can't be taken with {top.code} on top: only a natural card can be matched.", src))
+        cards = (top, *e.pair)
+        if e.meld_index is not None and not 0 <= e.meld_index < len(team.melds):
+            problems.append(_v("meld.missing", f"Team {e.team} has no meld number {e.meld_index + 1}.", "seed 000 §Melds and canastas"))
+            return problems
+        target = None if e.meld_index is None else team.melds[e.meld_index]
+        problems += self.variant.pack_problems(top, e.pair, target, team.melded_in_rank(top.rank), self.rules)
         if top.rank in self.dead_ranks:
             problems.append(self._dead(top.rank))
-        pair_ok = len(e.pair) == 2 and all(c.rank == top.rank for c in e.pair)
-        needs_pair = e.meld_index is None or self.rules.pack_onto_meld == "pair_and_three_or_four"
-        if needs_pair and not pair_ok:
-            problems.append(_v("pack.pair", f"Taking the pack needs a natural pair of {RANK_NAMES.get(top.rank, top.rank)} from your hand.", src))
-        if team.melded_in_rank(top.rank) >= value("pack.max_melded_in_rank") + 1:
-            problems.append(_v(
-                "pack.five_melded",
-                f"Your team already has five or more {RANK_NAMES.get(top.rank, top.rank)} melded; the meld would grow past seven.",
-                src,
-            ))
-        cards = (top, *e.pair)
-        if e.meld_index is None:
-            team.melds.append(Meld(cards))
-        elif 0 <= e.meld_index < len(team.melds):
-            target = team.melds[e.meld_index]
-            if self.rules.pack_onto_meld == "pair_and_three_or_four" and len(target.cards) not in (3, 4):
-                problems.append(_v(
-                    "pack.onto_meld",
-                    "The pair and top card may join your meld only while it has three or four cards.",
-                    "seed 000 §Taking the pack to open; seed 002 §Taking the discard pile",
-                ))
-            team.melds[e.meld_index] = target.plus(*cards)
+        if target is None:
+            meld = Meld(cards)
+            problems += [p for p in self._new_meld_problems(e.team, meld, opening=False, others=team.melds)
+                         if p.rule not in ("meld.dead_rank", "meld.too_few") and p not in problems]
+            team.melds.append(meld)
+        else:
+            meld = target.plus(*cards)
+            problems += [p for p in self.variant.meld_problems(meld, self.rules)
+                         if p.rule not in ("meld.too_few", "meld.too_many") and p not in problems]
+            team.melds[e.meld_index] = meld
         self._close_canastas(e.team)
         return problems
 
@@ -449,12 +470,14 @@ class HandState:
         problems = list(self.variant.meld_problems(meld, self.rules))
         if meld.rank in self.dead_ranks and not meld.is_wild_meld:
             problems.append(self._dead(meld.rank))
-        same_rank = [m for m in (*self.teams[team].melds, *laid_with) if m.rank == meld.rank and not m.is_canasta]
+        same_rank = [m for m in (*self.teams[team].melds, *laid_with)
+                     if m.rank == meld.rank and not (m.is_canasta and self.variant.canasta_closes)]
         if meld.rank is not None and same_rank:
             problems.append(_v(
                 "meld.second_of_rank",
                 f"Your team already has a meld of {RANK_NAMES[meld.rank]}; add to it instead.",
-                "seed 000 §Taking the discard pile (a team's meld of a rank grows to seven)",
+                "seed 000 §Taking the discard pile (a team's meld of a rank grows to seven)" if self.variant.canasta_closes
+                else "seed 001 §Melds and canastas (a team keeps only one meld of each rank)",
             ))
         if self.variant.name == "modern":
             team_melds = [m for m in others if m is not meld]
@@ -463,7 +486,10 @@ class HandState:
 
     def _close_canastas(self, team: str) -> None:
         """A finished canasta closes its rank for both teams: any canasta (seed 000 §Dead cards) or a
-        natural one only (seed 002 §Melds), per table rule ``dead_rank_on``."""
+        natural one only (seed 002 §Melds), per table rule ``dead_rank_on``. Classic has no dead
+        ranks: a canasta keeps growing (seed 001 §Melds and canastas)."""
+        if not self.variant.canasta_closes:
+            return
         for meld in self.teams[team].melds:
             if meld.is_canasta and meld.rank and not meld.is_wild_meld:
                 if self.rules.dead_rank_on == "any_canasta" or meld.is_natural:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legality
 from .cards import Card, CardError, pack_overflow
 from .melds import Meld
 from .scoring import TEAMS, EndOfHand, TeamHand, score_hand
@@ -138,11 +137,7 @@ def hand_warnings(end: EndOfHand) -> list[Violation]:
     team = end.teams[end.went_out]
     if team.special_hand:
         return []
-    if end.variant == "modern":
-        return legality.going_out_problems(team.melds)
-    if not team.canastas:
-        return [Violation("going_out.canastas", "A team needs a canasta to go out.", "seed 001 §Going out")]
-    return []
+    return get_variant(end.variant).going_out_problems(list(team.melds))
 
 
 def score_report(data: Any) -> dict[str, Any]:

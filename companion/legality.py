@@ -50,14 +50,18 @@ def meld_shape_problems(meld: Meld) -> list[Violation]:
     return problems
 
 
-def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld], rules: TableRules) -> list[Violation]:
-    """Whether the wild cards in ``meld`` may be there, given when they were laid.
+def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld], rules: TableRules,
+                       before: Meld | None = None) -> list[Violation]:
+    """Whether the wild cards in ``meld`` may be there, given when they were laid (``before``: the
+    meld as it was, when cards joined it).
 
     Seed 000 §Natural and mixed melds: in the team's opening any meld may hold wild cards if it has
     two natural cards; later a wild card joins only a meld with five natural cards (the rule of five;
     table rule ``wild_card_threshold``: 2, 3, 5 or no limit). §Aces: aces take wild cards only in the
-    opening. §Wild card melds: while the team has an unfinished wild-card meld, no wild card joins
-    any other meld (002 §Melds of wild cards agrees).
+    opening (002 §Rule changes says so outright; table rule ``mixed_aces_take_wild`` lets a meld of
+    aces that was opened mixed take more, as 000's "simply a mixed meld" may be read). §Wild card
+    melds: while the team has an unfinished wild-card meld, no wild card joins any other meld (002
+    §Melds of wild cards agrees).
     """
     if not meld.wilds or meld.is_wild_meld:
         return []
@@ -71,7 +75,8 @@ def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld],
                 f"this meld of {RANK_NAMES[meld.rank or '4']} has {len(meld.naturals)}.",
                 source("meld.naturals_before_wild") + " (table rule wild_card_threshold)",
             ))
-        if meld.rank == "A":
+        opened_mixed = before is not None and bool(before.wilds)
+        if meld.rank == "A" and not (rules.mixed_aces_take_wild and opened_mixed):
             problems.append(Violation("meld.aces_wild", "Aces take wild cards only in the team's opening meld.", "seed 000 §Aces"))
     if any(m.is_wild_meld and not m.is_canasta for m in team_melds):
         problems.append(Violation(

@@ -24,6 +24,12 @@ class Rule:
     note: str = ""
 
 
+#: 000 §Special hands values three hands above 001's range.
+_PAST_001_RANGE = (
+    "001 §How Modern American scores: special hands 2,000 to 3,000; a table that plays that range "
+    "leaves this hand out (setting special_hands)"
+)
+
 MODERN = {
     # Melds
     "meld.min_cards": Rule(3, "000 §Melds and canastas; 002 §Rule changes: Melds"),
@@ -62,8 +68,9 @@ MODERN = {
     "penalty.unfinished_aces": Rule(-2500, "001 §How Modern American scores; 002 §Penalties"),
     "penalty.unfinished_wild": Rule(-2000, "001 §How Modern American scores; 002 §Penalties"),
     "penalty.unfinished_wild_four_jokers": Rule(
-        -2500, "001 §How Modern American scores; 002 §Penalties", agree=False,
-        note="000 gives no penalty for wild melds at all; setting unfinished_four_joker_penalty",
+        -2500, "001 §How Modern American scores; 002 §Penalties",
+        note="000 §Special melds speaks of 'big penalties' for unfinished wild melds without a figure; "
+        "setting unfinished_four_joker_penalty lets a table play 2,000",
     ),
     "penalty.three_of_sevens_or_aces_in_hand": Rule(
         -1500, "000 §Common questions; 001 §How Modern American scores; 002 §Penalties"
@@ -89,9 +96,18 @@ MODERN = {
     "special.straight": Rule(3000, "000 §Special hands"),
     "special.garbage": Rule(3000, "000 §Special hands", agree=False, note="setting garbage_value"),
     "special.blast_off": Rule(3000, "000 §Special hands"),
-    "special.triples": Rule(3500, "000 §Special hands"),
-    "special.quads": Rule(3500, "000 §Special hands"),
-    "special.dream_hand": Rule(8500, "000 §Special hands"),
+    "special.triples": Rule(
+        3500, "000 §Special hands", agree=False,
+        note=_PAST_001_RANGE,
+    ),
+    "special.quads": Rule(
+        3500, "000 §Special hands", agree=False,
+        note=_PAST_001_RANGE,
+    ),
+    "special.dream_hand": Rule(
+        8500, "000 §Special hands", agree=False,
+        note=_PAST_001_RANGE,
+    ),
     "special.hand_size": Rule(14, "000 §Special hands (13 dealt + the card just drawn)"),
 }
 

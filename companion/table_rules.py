@@ -109,6 +109,14 @@ SETTINGS: dict[str, Setting] = {
             "only one seed has it",
         ),
         Setting(
+            "mixed_aces_take_wild", False, (False, True),
+            "000 §Aces: aces opened with a wild card in them are 'simply a mixed meld' and score "
+            "like one, and a meld of aces that starts natural never takes a wild card; 002 §Rule "
+            "changes: 'Aces take wild cards only in the first meld'. True lets a mixed meld of aces "
+            "take more by the rule of five, as other mixed melds do (000 §Natural and mixed melds).",
+            "002 says so outright; 000 does not say that a mixed meld of aces takes more",
+        ),
+        Setting(
             "classic_more_naturals_than_wilds", False, (False, True),
             "Classic only. 001 §Melds and canastas: at least two natural cards and at most three "
             "wild cards; 002 §Melds (standard canasta): more natural cards than wild cards.",
@@ -142,6 +150,7 @@ class TableRules:
     ask_partner_to_go_out: bool = _default("ask_partner_to_go_out")
     pack_onto_meld: str = _default("pack_onto_meld")
     canasta_from_hand_needs_no_minimum: bool = _default("canasta_from_hand_needs_no_minimum")
+    mixed_aces_take_wild: bool = _default("mixed_aces_take_wild")
     classic_more_naturals_than_wilds: bool = _default("classic_more_naturals_than_wilds")
 
     def __post_init__(self) -> None:

@@ -20,9 +20,30 @@ from .violations import Violation
 
 
 class Variant:
+    """What sets a variant apart, as data and a few checks.
+
+    ``canasta_closes``: a finished canasta takes no more cards and its rank is dead (Modern American,
+    seed 000 §Melds and canastas, §Dead cards) or keeps growing with its rank open (classic, seed 001
+    §Melds and canastas). ``pack_top_counts``: the discard pile's top card counts toward the opening
+    (seed 001 §Your first meld) or not (seed 000 §Taking the pack to open). ``black_threes_laid_out``:
+    every three is laid out (seed 000 §Threes) or only red ones (seed 001 §Threes).
+    """
+
     name: str
     title: str
     rules: dict[str, Rule]
+    canasta_closes: bool
+    pack_top_counts: bool
+    black_threes_laid_out: bool
+
+    @property
+    def canastas_to_go_out(self) -> int:
+        return self.rules["going_out.canastas"].value
+
+    @property
+    def opening_source(self) -> str:
+        """Where the opening minimum is written."""
+        raise NotImplementedError
 
     def game_target(self, table_rules: TableRules) -> int:
         return table_rules.game_target or self.rules["game.target"].value
@@ -32,6 +53,17 @@ class Variant:
 
     def meld_problems(self, meld: Meld, table_rules: TableRules) -> list[Violation]:
         """What makes these cards no meld of this variant (empty when they are one)."""
+        raise NotImplementedError
+
+    def going_out_problems(self, melds: list[Meld], last_card: Card | None = None) -> list[Violation]:
+        """Why a team with these melds may not go out (empty when it may)."""
+        raise NotImplementedError
+
+    def pack_problems(self, top: Card, pair: tuple[Card, ...], meld: Meld | None, melded_in_rank: int,
+                      table_rules: TableRules) -> list[Violation]:
+        """What is wrong with an opened team taking the discard pile with ``top`` on it, playing
+        ``pair`` from hand, onto its ``meld`` (``None``: as a new meld). ``melded_in_rank``: how many
+        cards of the top card's rank the team has melded."""
         raise NotImplementedError
 
     def score_lines(self, end: EndOfHand, team: str) -> Iterator[ScoreLine]:
@@ -52,12 +84,49 @@ class ModernAmerican(Variant):
     name = "modern"
     title = "Modern American"
     rules = MODERN
+    canasta_closes = True
+    pack_top_counts = False
+    black_threes_laid_out = True
+
+    @property
+    def opening_source(self) -> str:
+        return source("opening.below_3000")
 
     def opening_minimum(self, score: int) -> int:
         return legality.opening_minimum(score)
 
     def meld_problems(self, meld: Meld, table_rules: TableRules) -> list[Violation]:
         return legality.meld_shape_problems(meld)
+
+    def going_out_problems(self, melds: list[Meld], last_card: Card | None = None) -> list[Violation]:
+        return legality.going_out_problems(melds, last_card)
+
+    def pack_problems(self, top: Card, pair: tuple[Card, ...], meld: Meld | None, melded_in_rank: int,
+                      table_rules: TableRules) -> list[Violation]:
+        """Seed 000 §Taking the discard pile: only a natural top card, matched by a natural pair from
+        hand, and not when the team already has five or more melded in that rank; onto an existing
+        meld per table rule ``pack_onto_meld``: with the pair while the meld has three or four cards
+        (000 §Taking the pack to open; 002 §Taking the discard pile), or the top card alone."""
+        src = "seed 000 §Taking the discard pile"
+        name = RANK_NAMES.get(top.rank, top.rank)
+        problems: list[Violation] = []
+        if not top.is_natural:
+            problems.append(Violation("pack.top_card", f"The pack can't be taken with {top.code} on top: only a natural card can be matched.", src))
+        pair_ok = len(pair) == 2 and all(c.is_natural and c.rank == top.rank for c in pair)
+        with_pair = table_rules.pack_onto_meld == "pair_and_three_or_four"
+        if (meld is None or with_pair) and not pair_ok:
+            problems.append(Violation("pack.pair", f"Taking the pack needs a natural pair of {name} from your hand.", src))
+        if melded_in_rank >= value("pack.max_melded_in_rank") + 1:
+            problems.append(Violation(
+                "pack.five_melded", f"Your team already has five or more {name} melded; the meld would grow past seven.", src,
+            ))
+        if meld is not None and with_pair and len(meld.cards) not in (3, 4):
+            problems.append(Violation(
+                "pack.onto_meld",
+                "The pair and top card may join your meld only while it has three or four cards.",
+                "seed 000 §Taking the pack to open; seed 002 §Taking the discard pile",
+            ))
+        return problems
 
     #: Seed 001 §How Modern American scores; seed 002 §Canasta bonuses.
     CANASTA_BONUS_KEYS = {
@@ -159,6 +228,13 @@ class Classic(Variant):
     name = "classic"
     title = "Classic"
     rules = CLASSIC
+    canasta_closes = False
+    pack_top_counts = True
+    black_threes_laid_out = False
+
+    @property
+    def opening_source(self) -> str:
+        return source("opening.from_0", CLASSIC)
 
     def opening_minimum(self, score: int) -> int:
         """Seed 001 §Your first meld: 15 below zero, 50 from 0, 90 from 1,500, 120 from 3,000."""
@@ -183,7 +259,7 @@ class Classic(Variant):
             ranks = rank_list(meld.ranks)
             problems.append(Violation("meld.mixed_ranks", f"A meld holds one rank, not {ranks}.", src("meld.min_cards")))
         if meld.is_wild_meld:
-            problems.append(Violation("meld.wild_only", "Classic canasta has no melds of wild cards alone.", "seed 001 §Taking the discard pile; 001 §Classic and Modern American"))
+            problems.append(Violation("meld.wild_only", "Classic canasta has no melds of wild cards alone.", "seed 001 §Melds and canastas; 001 §Classic and Modern American"))
             return problems
         if any(c.is_red_three for c in meld.cards):
             problems.append(Violation("meld.three", "Red threes are laid out, never melded.", "seed 001 §Threes"))
@@ -196,6 +272,34 @@ class Classic(Variant):
         if table_rules.classic_more_naturals_than_wilds and meld.wilds and len(meld.naturals) <= len(meld.wilds):
             problems.append(Violation("meld.more_naturals", "A meld needs more natural cards than wild cards at this table.", "seed 002 §Melds (table rule classic_more_naturals_than_wilds)"))
         return problems
+
+    def going_out_problems(self, melds: list[Meld], last_card: Card | None = None) -> list[Violation]:
+        """Seed 001 §Going out: the team needs a canasta on the table (one; §Classic and Modern
+        American). Sevens are an ordinary rank, and the last discard may be any card."""
+        canastas = sum(1 for m in melds if m.is_canasta)
+        if canastas >= self.canastas_to_go_out:
+            return []
+        return [Violation("going_out.canastas", "A team needs a canasta to go out.", source("going_out.canastas", CLASSIC))]
+
+    def pack_problems(self, top: Card, pair: tuple[Card, ...], meld: Meld | None, melded_in_rank: int,
+                      table_rules: TableRules) -> list[Violation]:
+        """Seed 001 §Taking the discard pile: never with a wild card or a black three on top; two
+        cards from hand that make a meld with the top card (two natural cards of its rank, or one and
+        a wild card), or the top card added to the team's meld of its rank. A pile frozen by a wild
+        card in it needs a natural pair; the camera does not see what lies under the top card, so
+        that is left to the players."""
+        src = "seed 001 §Taking the discard pile"
+        if top.is_wild or top.is_three:
+            return [Violation("pack.top_card", f"The pile can't be taken with {top.code} on top.", src)]
+        if meld is not None:
+            return []
+        naturals = [c for c in pair if c.rank == top.rank]
+        if len(pair) != 2 or not naturals or any(c.rank != top.rank and not c.is_wild for c in pair):
+            name = RANK_NAMES.get(top.rank, top.rank)
+            return [Violation(
+                "pack.pair", f"Taking the pile needs two {name}, or one and a wild card, from your hand, or a meld of {name} to add the top card to.", src,
+            )]
+        return []
 
     def score_lines(self, end: EndOfHand, team: str) -> Iterator[ScoreLine]:
         """Seed 001 §Scoring: bonuses plus melded cards, less cards left in hand. Red threes 100 each,

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from companion import HandState, Opened
-from companion.cards import total_points
 
 from .words import card_face
-
-CANASTAS_TO_GO_OUT = 2  # seed 000 §Going out
 
 
 def opening_line(state: HandState, team: str) -> str:
@@ -15,10 +12,7 @@ def opening_line(state: HandState, team: str) -> str:
     opening = next((e for e in state.events if isinstance(e, Opened) and e.team == team), None)
     if opening is None:
         return f"Not opened yet: needs {minimum} points to open"
-    cards = [c for meld in opening.melds for c in meld]
-    if opening.pack_top is not None and opening.pack_top in cards:
-        cards.remove(opening.pack_top)  # the pack's top card counts toward nothing
-    count = total_points(cards)
+    count = state.opening_points(opening)
     short = "" if count >= minimum else " — short of the minimum"
     return f"Opened with {count} (needed {minimum}){short}"
 
@@ -41,15 +35,17 @@ def team_lines(state: HandState, team: str) -> dict[str, list[str]]:
         "opening": [opening_line(state, team)],
         "melds": meld_lines(state, team),
         "threes": [threes],
-        "canastas": [_canasta_count(seen.canastas)],
+        "canastas": [_canasta_count(seen.canastas, state.variant.canastas_to_go_out)],
         "going out": blockers or ["may go out"],
     }
 
 
-def _canasta_count(canastas: int) -> str:
-    if canastas >= CANASTAS_TO_GO_OUT:
-        return f"{canastas} (the {CANASTAS_TO_GO_OUT} needed to go out are made)"
-    return f"{canastas} of the {CANASTAS_TO_GO_OUT} needed to go out"
+def _canasta_count(canastas: int, needed: int) -> str:
+    """Seed 000 §Going out: two canastas; classic one (seed 001 §Going out)."""
+    if canastas >= needed:
+        made = f"the {needed} needed to go out are made" if needed > 1 else "the one needed to go out is made"
+        return f"{canastas} ({made})"
+    return f"{canastas} of the {needed} needed to go out"
 
 
 def dead_ranks_line(state: HandState) -> str:

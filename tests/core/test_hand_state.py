@@ -239,7 +239,9 @@ def test_pack_onto_a_meld_with_the_top_card_alone_is_a_table_rule(cards):
     state = HandState(rules=rules)
     opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
     assert state.apply(PackTaken("A", cards("QC")[0], (), meld_index=1)) == ()
-    assert "pack.pair" in rules_of(HandState().check(PackTaken("A", cards("QC")[0], (), meld_index=1)))
+    default = HandState()
+    opened(default, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    assert rules_of(default.check(PackTaken("A", cards("QC")[0], (), meld_index=1))) == ["pack.pair"]
 
 
 def test_one_more_turn_for_a_special_hand_after_opening_is_a_table_rule(cards):
@@ -281,3 +283,37 @@ def test_the_hand_with_the_teams_swapped_is_each_teams_play_the_others(cards):
     assert swapped.events[2] is state.events[2]  # the turn card drawn names no team
     back, broken = swapped.with_teams_swapped()
     assert to_log(back.events) == to_log(state.events) and broken == ()
+
+
+def test_the_pack_joins_only_the_team_s_meld_of_its_rank(cards):
+    """002 §Rule changes: the pair joins "your side's meld of that rank"; 000 §Melds and canastas:
+    one rank a meld, one meld a rank."""
+    state = HandState(scores={"A": 1200, "B": 0})
+    opened(state, cards)
+    assert "meld.mixed_ranks" in rules_of(state.check(PackTaken("A", cards("9H")[0], cards("9S 9D"), meld_index=0)))
+    assert rules_of(state.check(PackTaken("A", cards("KC")[0], cards("KC KH")))) == ["meld.second_of_rank"]
+    assert rules_of(state.check(PackTaken("A", cards("KC")[0], cards("KC KH"), meld_index=0))) == []
+    assert rules_of(state.check(PackTaken("A", cards("KC")[0], cards("KC KH"), meld_index=7))) == ["meld.missing"]
+
+
+def test_opening_with_the_pack_melds_its_top_card_with_a_natural_pair(cards):
+    """000 §Taking the discard pile: "Show two natural cards from your hand that match the top card,
+    and meld all three together"."""
+    top = cards("9H")[0]
+    joker_match = Opened("A", (cards("AH AS AD AC"), cards("KH KS KD"), cards("9H 9S JK")), pack_top=top)
+    assert rules_of(HandState().apply(joker_match)) == ["pack.pair"]
+    pair_match = Opened("A", (cards("AH AS AD AC"), cards("KH KS KD"), cards("9H 9S 9D")), pack_top=top)
+    assert rules_of(HandState().apply(pair_match)) == []
+
+
+def test_a_mixed_meld_of_aces_taking_more_wild_cards_is_a_table_rule(cards):
+    """002 §Rule changes: aces take wild cards only in the first meld; 000 §Aces calls aces opened
+    with a wild card "simply a mixed meld" (table rule ``mixed_aces_take_wild``)."""
+    for take_more, expected in ((False, ["meld.aces_wild"]), (True, [])):
+        state = HandState(rules=TableRules(mixed_aces_take_wild=take_more))
+        opened(state, cards, text="KH KS KD, QH QS QD, 8H 8S 8D, AH AS 2C")
+        state.apply(CardsAdded("A", 3, cards("AD AC AH")))
+        assert rules_of(state.check(CardsAdded("A", 3, cards("JK")))) == expected
+    natural = HandState(rules=TableRules(mixed_aces_take_wild=True))
+    opened(natural, cards, text="KH KS KD, QH QS QD, 8H 8S 8D, AH AS AD AC AH")
+    assert rules_of(natural.check(CardsAdded("A", 3, cards("JK")))) == ["meld.aces_wild"]

@@ -28,6 +28,10 @@ def _read(path: str):
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise HandFileError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except RecursionError:
+        raise HandFileError(f"{path}: nested too deeply to be a hand file") from None
+    except ValueError as error:  # a number too long to read, for one
+        raise HandFileError(f"{path}: not a hand file ({error})") from None
 
 
 def _readable(report: dict, data: dict) -> str:

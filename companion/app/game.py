@@ -14,7 +14,7 @@ from typing import Any
 from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
 from companion.handfile import hand_warnings
 
-from .store import UNCHANGED, GameRecord, Store
+from .store import UNCHANGED, DamagedGame, GameRecord, Store
 
 DEFAULT_TEAM_NAMES = {"A": "Team A", "B": "Team B"}
 
@@ -33,7 +33,15 @@ class Game:
 
     @classmethod
     def load(cls, store: Store, game_id: int) -> Game:
-        return cls(store, store.game(game_id))
+        """Game ``game_id`` as saved; raises :class:`DamagedGame` when its record can't be read back
+        or scored (a rule this version does not know: a newer app saved it), leaving it as it is."""
+        record = store.game(game_id)
+        try:
+            game = cls(store, record)
+            game.sheet.rows()  # every hand scored now, not when the sheet is first drawn
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            raise DamagedGame(store.path, f"game {game_id} can't be read back ({error})") from None
+        return game
 
     # --------------------------------------------------------------------------------- reading
     @property

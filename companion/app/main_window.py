@@ -34,7 +34,7 @@ from .reader import corner_size_advice, focus_advice, load_card_reader, model_me
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
-from .store import Store, StoreError
+from .store import DamagedGame, Store, StoreError
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
@@ -112,6 +112,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.store = store
         self.settings = AppSettings.load(store)
+        #: What went wrong opening the game played last, said once the window is built.
+        self.unreadable_game = ""
         self.game = self._current_game()
         self.frozen = False
         self.cameras = list_cameras()
@@ -161,6 +163,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(reader_message)
         self.live: LiveReading | None = None
         self._resume_saved_hand()
+        if self.unreadable_game:
+            self.broken_rule.setText(" ".join(filter(None, (self.unreadable_game, self.broken_rule.text()))))
         self.readings_taken = 0
         if self.reader is not None:
             self.live = LiveReading(self.reader, self)
@@ -309,24 +313,40 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------- the game
     def _current_game(self) -> Game:
-        """The game played last time, so reopening resumes it; a new one the first time."""
+        """The game played last time, so reopening resumes it; a new one the first time, or when the
+        last one can't be read back (it stays in the file as it is, for a newer app or for help)."""
         known = {g.id for g in self.store.games()}
         current = self.store.setting("current_game")
-        if current in known:
-            return Game.load(self.store, current)
+        if isinstance(current, int) and current in known:
+            try:
+                return Game.load(self.store, current)
+            except DamagedGame as error:
+                self.unreadable_game = (f"The game played last can't be opened, so a new game starts: {error}. "
+                                        f"It stays in {self.store.path} as it was; the other games are safe.")
         return self._start_game()
 
     def _start_game(self) -> Game:
         game = Game.start(self.store, self.settings.variant, self.settings.rules, self.settings.team_names)
-        self.store.set_settings({"current_game": game.id})
+        self._keep("which game is played", lambda: self.store.set_settings({"current_game": game.id}))
         return game
+
+    def _keep(self, what: str, write) -> bool:
+        """Run ``write`` (a change to the store); where the file can't take it (made read-only, the
+        disk full), say so and go on: the hands confirmed before are on disk already."""
+        try:
+            write()
+        except sqlite3.Error as error:
+            self.statusBar().showMessage(f"Could not save {what} ({error}); the hands confirmed before are "
+                                         f"safe in {self.store.path}.")
+            return False
+        return True
 
     def _new_hand_state(self) -> HandState:
         return HandState(scores=self.game.sheet.totals, rules=self.game.rules, variant=self.game.variant)
 
     def set_game(self, game: Game) -> None:
         self.game = game
-        self.store.set_settings({"current_game": game.id})
+        self._keep("which game is played", lambda: self.store.set_settings({"current_game": game.id}))
         self.sheet_view.set_game(game)
         self._hand_changed()
 
@@ -345,11 +365,12 @@ class MainWindow(QMainWindow):
         """A new hand starts, from the sheet's totals (its opening minimums)."""
         self._show_hand(None)
 
-    def _show_hand(self, log: dict | None, saved: bool = False) -> None:
+    def _show_hand(self, log: dict | None, saved: bool = False, saved_anew: bool = True) -> None:
         """Put a hand on the table: a saved one (``log``, as :func:`hand_log` wrote it) or a new one;
-        the video's readings drive it from now on. ``saved``: the store already holds ``log``."""
+        the video's readings drive it from now on. ``saved``: the store already holds ``log``;
+        ``saved_anew`` False: the store keeps what it holds until the first play."""
         self.tracker = resumed(log, self._new_hand_state())
-        self._saved_events = len(self.state.events) if saved else -1
+        self._saved_events = len(self.state.events) if saved or not saved_anew else -1
         self.last_reading = None
         self.meld_outlines: list[tuple[tuple[float, float, float, float], bool]] = []
         self.last_frame_read = -1
@@ -360,14 +381,25 @@ class MainWindow(QMainWindow):
         self.refresh_table()
 
     def _resume_saved_hand(self) -> None:
-        """The hand that was on the table when the app closed (or was killed) comes back as it was."""
+        """The hand that was on the table when the app closed (or was killed) comes back as it was;
+        one that can't be read back is copied to a file beside the score sheets before a new hand
+        takes its place."""
         try:
             self._show_hand(self.game.hand_in_progress(), saved=True)
         except (StoreError, HandLogError) as error:
+            try:
+                kept = self.store.keep_unreadable_hand_in_progress()
+            except OSError as not_kept:
+                self.broken_rule.setText(f"The hand that was on the table when the app last closed can't be read "
+                                         f"back ({error}), nor copied aside ({not_kept.strerror}); it is left in "
+                                         f"the score-sheet file until a new hand is played.")
+                self._show_hand(None, saved_anew=False)
+                return
             self._show_hand(None)
+            where = f" A copy of it as it was is in {kept}." if kept else ""
             self.broken_rule.setText("The hand that was on the table when the app last closed can't be read "
                                      "back, so the table starts a new hand. The score sheet and its games are "
-                                     f"safe. (Details: {error})")
+                                     f"safe.{where} (Details: {error})")
 
     def _save_hand(self) -> None:
         """Keep the hand in progress on disk after each change on the table (one transaction each),
@@ -383,13 +415,25 @@ class MainWindow(QMainWindow):
         self._saved_events = len(self.state.events)
 
     def new_game(self) -> None:
-        self.set_game(self._start_game())
+        try:
+            game = self._start_game()
+        except sqlite3.Error as error:
+            QMessageBox.warning(self, "No new game", f"A new game could not be saved ({error}); this game goes on.")
+            return
+        self.set_game(game)
 
     def past_games(self) -> None:
         dialog = PastGamesDialog(self.store, self)
         # The game being played, chosen again, goes on with the hand on its table.
         if dialog.exec() == QDialog.Accepted and dialog.chosen not in (None, self.game.id):
-            self.set_game(Game.load(self.store, dialog.chosen))
+            try:
+                game = Game.load(self.store, dialog.chosen)
+            except DamagedGame as error:
+                QMessageBox.warning(self, "This game can't be opened",
+                                    f"This game can't be opened: {error}. It stays in {self.store.path} as it "
+                                    "was; the game being played goes on.")
+                return
+            self.set_game(game)
 
     def edit_settings(self) -> None:
         note = ("they apply to this game, which has no hands yet" if not self.game.hands
@@ -403,11 +447,11 @@ class MainWindow(QMainWindow):
         """Keep the new settings; the hand in progress goes on unless its rules changed."""
         before = self.settings
         self.settings = settings
-        settings.save(self.store)
-        self.game.set_team_names(settings.team_names)
+        self._keep("the settings", lambda: settings.save(self.store))
+        self._keep("the team names", lambda: self.game.set_team_names(settings.team_names))
         new_rules = not self.game.hands and (settings.variant, settings.rules) != (self.game.variant, self.game.rules)
         if new_rules:
-            self.game.set_rules(settings.variant, settings.rules)
+            new_rules = self._keep("the game's rules", lambda: self.game.set_rules(settings.variant, settings.rules))
         self.sheet_view.refresh()
         if new_rules:
             self._hand_changed()  # the hand is played by the new rules from its start
@@ -501,7 +545,7 @@ class MainWindow(QMainWindow):
         if gone:
             missing, self.settings.video_file, source = self.settings.video_file, None, DEMO
         self.settings.source = source
-        self.store.set_settings({"source": source, "video_file": self.settings.video_file})
+        self._keep("the video chosen", lambda: self.store.set_settings({"source": source, "video_file": self.settings.video_file}))
         self._list_sources(source)
         if source == DEMO and not DEMO_VIDEO.exists():
             self._play(None, None)
@@ -543,14 +587,14 @@ class MainWindow(QMainWindow):
         them the reader took the demo's discard pile for the turn card and reported it drawn before
         the first three (10–11 of the hand's 15 events in order, against 12 with them; forty-second
         session)."""
-        saved = self.store.table_setup(key) if key is not None else None
-        if saved is None:
-            saved = self._setup_beside(key)
-        if saved is None:
-            return TableSetup()
         try:
+            saved = self.store.table_setup(key) if key is not None else None
+            if saved is None:
+                saved = self._setup_beside(key)
+            if saved is None:
+                return TableSetup()
             return TableSetup.from_json(saved)
-        except TableSetupError as error:
+        except (StoreError, TableSetupError) as error:
             self.statusBar().showMessage(f"The team areas kept for this video can't be used ({error}); set them up again.")
             return TableSetup()
 
@@ -569,7 +613,7 @@ class MainWindow(QMainWindow):
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
             comes_with = self._setup_beside(self.playing) is not None
             kept = setup.to_json()
-            self.store.save_table_setup(self.playing, kept if kept or comes_with else None)
+            self._keep("the team areas", lambda: self.store.save_table_setup(self.playing, kept if kept or comes_with else None))
         if self.live is not None:
             self.live.use_setup(setup, new_view)
         self.video.show_areas(set_outlines(setup))
@@ -735,7 +779,8 @@ class MainWindow(QMainWindow):
         from vision.deck_learning import forget_deck
 
         self.learner.stop()
-        self.store.forget_taught_cards()
+        if not self._keep("that the taught cards are forgotten", self.store.forget_taught_cards):
+            return
         forget_deck(self.deck)
         self.teacher.forget_classifier()
         if self.live is not None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from companion import TableRules
+from companion import TEAMS, TableRules, TableRulesError
+from companion.variant import VARIANTS
 from vision.reading import READING_THRESHOLD
 
 from .game import DEFAULT_TEAM_NAMES
@@ -35,14 +36,37 @@ class AppSettings:
 
     @classmethod
     def load(cls, store: Store) -> AppSettings:
+        """The settings kept in ``store``; each one that can't be used as it is there (of another
+        type, a variant or table rule this version does not know) is its default instead."""
         defaults = asdict(cls())
         settings = cls(**{key: store.setting(key, default) for key, default in defaults.items()})
         if settings.source is None:  # the first versions kept only the camera, as "camera"
             settings.source = store.setting("camera")
+        for key, default in defaults.items():
+            if not settings._usable(key):
+                setattr(settings, key, default)
         # Players who never moved the threshold off its default follow the default when it changes.
         if settings.threshold == store.setting("threshold_default", FIRST_DEFAULT_THRESHOLD):
             settings.threshold = DEFAULT_THRESHOLD
         return settings
+
+    def _usable(self, key: str) -> bool:
+        value = getattr(self, key)
+        if key == "variant":
+            return value in VARIANTS
+        if key == "table_rules":
+            try:
+                TableRules.from_dict(value)
+            except (TableRulesError, TypeError):
+                return False
+            return True
+        if key == "team_names":
+            return isinstance(value, dict) and all(isinstance(value.get(t), str) and value[t].strip() for t in TEAMS)
+        if key in ("source", "video_file"):
+            return value is None or isinstance(value, str)
+        if key == "threshold":
+            return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+        return True
 
     def save(self, store: Store) -> None:
         store.set_settings({**asdict(self), "threshold_default": DEFAULT_THRESHOLD})

@@ -12,6 +12,9 @@ hand's own transaction, so a restart never shows a hand that is already on the s
 A file that is damaged, belongs to another program, or was written by a newer version of the app
 raises a :class:`StoreError` subclass with a message for players; it is never reset silently.
 :func:`move_aside` renames such a file so a fresh database can be started while keeping the old one.
+A file that is sound but can't be written (read-only, a folder that can't be made, another program
+holding it) raises :class:`UnusableStore`: nothing is wrong with it, so nothing is put aside. A game
+whose record can't be read raises :class:`DamagedGame` and leaves the other games usable.
 A file written by an older version is brought up to date when opened (:data:`MIGRATIONS`), in one
 transaction, so it keeps every game.
 """
@@ -87,7 +90,10 @@ UNCHANGED = object()
 
 
 class StoreError(Exception):
-    """The database can't be used; ``str()`` is a message for players."""
+    """The database can't be used; ``str()`` is a message for players. ``can_start_fresh``: a new
+    file may be started, the old one put aside (:func:`move_aside`)."""
+
+    can_start_fresh = True
 
     def __init__(self, path: Path, message: str):
         super().__init__(message)
@@ -96,6 +102,16 @@ class StoreError(Exception):
 
 class DamagedDatabase(StoreError):
     pass
+
+
+class UnusableStore(StoreError):
+    """A sound file (or folder) the app can't write now: players fix the cause, the file stays."""
+
+    can_start_fresh = False
+
+
+class DamagedGame(StoreError):
+    """One game's record can't be read; the file and its other games are usable."""
 
 
 class ForeignDatabase(StoreError):
@@ -108,6 +124,10 @@ class NewerDatabase(StoreError):
 
 class DamagedHandInProgress(StoreError):
     """The saved hand in progress can't be read; the games are not affected."""
+
+
+class DamagedSetup(StoreError):
+    """A video's saved team areas can't be read; they are set up again."""
 
 
 @dataclass(frozen=True)
@@ -153,16 +173,56 @@ def move_aside(path: Path) -> Path:
     return aside
 
 
+#: SQLite's errors for a file that is sound but can't be used now (``sqlite3.Error.sqlite_errorname``).
+NOT_NOW = ("SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR",
+           "SQLITE_FULL", "SQLITE_AUTH")
+
+
+def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
+    """The message for a sound file SQLite can't use now, or ``None`` when the error says otherwise."""
+    name = getattr(error, "sqlite_errorname", "")
+    if not name.startswith(NOT_NOW):
+        return None
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        why = "another program is using it: is Canasta Companion already open? Close it and start again"
+    elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+        why = ("the file or its folder is read-only: make both writable, or choose another file "
+               f"(--database FILE) or folder ({DATA_DIR_VARIABLE})")
+    elif name.startswith("SQLITE_FULL"):
+        why = "the disk is full: free some space and start again"
+    else:
+        why = f"check that its folder can be written, or choose another file (--database FILE) or folder ({DATA_DIR_VARIABLE})"
+    return UnusableStore(path, f"The score-sheet file {path} can't be written ({error}): {why}. Nothing in it was changed.")
+
+
 class Store:
+    #: Seconds to wait for another program's write to the file to finish before saying it is in use.
+    busy_timeout = 5.0
+
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)  # transactions are explicit
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UnusableStore(self.path, f"The folder for the score sheets, {self.path.parent}, can't be made "
+                                           f"({error.strerror}): choose another file (--database FILE) or folder "
+                                           f"({DATA_DIR_VARIABLE}).") from None
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)  # transactions are explicit
+            # Text the file holds that is not UTF-8 reads with a stand-in character, never an error.
+            self._db.text_factory = lambda data: data.decode("utf-8", "replace")
             self._check_and_create()
+            self._check_writable()
         except sqlite3.DatabaseError as error:
             self._close_quietly()
-            raise DamagedDatabase(self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+            raise unusable(self.path, error) or DamagedDatabase(
+                self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+
+    def _check_writable(self) -> None:
+        """Write to the file once (its version, unchanged), so a file the app can't write says so
+        at the start, not when the first hand is confirmed."""
+        with self._transaction():
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -------------------------------------------------------------------------------- opening
     def _check_and_create(self) -> None:
@@ -235,9 +295,13 @@ class Store:
         ).fetchone()
         if row is None:
             raise KeyError(f"there is no game {game_id} in {self.path}")
-        hands = [json.loads(text) for (text,) in self._db.execute(
-            "SELECT hand FROM hands WHERE game_id = ? ORDER BY position", (game_id,))]
-        return GameRecord(row[0], row[1], json.loads(row[2]), {"A": row[3], "B": row[4]}, row[5], row[6], hands)
+        try:
+            hands = [json.loads(text) for (text,) in self._db.execute(
+                "SELECT hand FROM hands WHERE game_id = ? ORDER BY position", (game_id,))]
+            rules = json.loads(row[2])
+        except (TypeError, ValueError) as error:
+            raise DamagedGame(self.path, f"game {game_id} can't be read back ({error})") from None
+        return GameRecord(row[0], row[1], rules, {"A": row[3], "B": row[4]}, row[5], row[6], hands)
 
     def games(self) -> list[GameSummary]:
         """Every game, newest first."""
@@ -304,6 +368,17 @@ class Store:
             raise DamagedHandInProgress(self.path, f"the saved hand is a {type(hand).__name__}, not a hand")
         return hand
 
+    def keep_unreadable_hand_in_progress(self) -> Path | None:
+        """Copy the saved hand in progress, as it is on disk, to a file beside the database (its
+        name returned; ``None`` when there is none), before a new hand replaces it: what can't be
+        read now may be mended by hand, so it is never only deleted."""
+        row = self._db.execute("SELECT game_id, hand FROM hand_in_progress").fetchone()
+        if row is None:
+            return None
+        kept = self.path.with_name(f"{self.path.name}.hand-in-progress-{datetime.now():%Y%m%d-%H%M%S}.txt")
+        kept.write_text(f"game {row[0]}\n{row[1]}", encoding="utf-8", errors="replace")
+        return kept
+
     def save_hand_in_progress(self, game_id: int, hand: dict[str, Any] | None) -> None:
         """Keep the hand on the table of ``game_id`` (``None``: no hand under way). It replaces the
         one kept before, of whichever game: only the game being played has a hand on the table."""
@@ -320,8 +395,13 @@ class Store:
 
     # -------------------------------------------------------------------------------- settings
     def setting(self, key: str, default: Any = None) -> Any:
+        """A setting's value; ``default`` when it was never set or can't be read back (a setting is
+        the app's, not the players' work: its default is always safe)."""
         row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        try:
+            return default if row is None else json.loads(row[0])
+        except (TypeError, ValueError):
+            return default
 
     def set_settings(self, values: dict[str, Any]) -> None:
         with self._transaction():
@@ -336,7 +416,10 @@ class Store:
     def table_setup(self, source: str) -> dict[str, Any] | None:
         """The set-up saved for a video source (JSON, as ``TableSetup.to_json()``), or ``None``."""
         row = self._db.execute("SELECT setup FROM table_setups WHERE source = ?", (source,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            return None if row is None else json.loads(row[0])
+        except (TypeError, ValueError) as error:
+            raise DamagedSetup(self.path, f"the team areas kept for {source} can't be read back ({error})") from None
 
     def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
         """Keep a source's set-up; ``None`` forgets it (the reader then tells the teams' sides apart by

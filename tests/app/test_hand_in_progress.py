@@ -79,6 +79,40 @@ def test_a_damaged_saved_hand_is_reported_and_the_games_are_kept(qtbot, tmp_path
     assert again.game.id == game and again.sheet_view.table.rowCount() == 1
     assert not again.state.events  # a new hand, from the totals
     assert again.state.scores == {"A": 670, "B": -5}
+    # ... and the unreadable hand is not lost with the new one: a copy, as it was, beside the file
+    copies = list(tmp_path.glob("s.sqlite3.hand-in-progress-*.txt"))
+    assert len(copies) == 1 and "CardsShuffled" in copies[0].read_text() and str(copies[0]) in told
+    closed(again)
+
+
+def test_the_game_played_last_that_cannot_be_read_is_kept_and_a_new_one_starts(qtbot, tmp_path, monkeypatch):
+    """A game saved by a newer app (a table rule this one does not know) or damaged on disk: the
+    window opens on a new game and says so; the old game's record is left exactly as it was."""
+    from tests.app.hands import hand_out
+
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    path = tmp_path / "s.sqlite3"
+    first = opened(qtbot, path)
+    first.sheet_view.add_hand(hand_out("A"))
+    old = first.game.id
+    closed(first)
+    for damage in ("""UPDATE games SET table_rules = '{"rule_from_a_newer_app": true}'""",
+                   "UPDATE hands SET hand = 'not json'"):
+        db = sqlite3.connect(path)
+        db.execute(damage)
+        db.commit()
+        record = db.execute("SELECT table_rules, (SELECT hand FROM hands) FROM games WHERE id = ?", (old,)).fetchone()
+        db.execute("UPDATE settings SET value = ? WHERE key = 'current_game'", (str(old),))
+        db.commit()
+        db.close()
+        again = opened(qtbot, path)
+        assert again.game.id != old and not again.game.hands
+        told = again.broken_rule.text()
+        assert f"game {old} can't be read back" in told and "the other games are safe" in told
+        closed(again)
+        db = sqlite3.connect(path)
+        assert db.execute("SELECT table_rules, (SELECT hand FROM hands) FROM games WHERE id = ?", (old,)).fetchone() == record
+        db.close()
 
 
 def test_undoing_a_scored_hand_puts_its_table_back(qtbot, tmp_path, monkeypatch):

@@ -1,4 +1,6 @@
 import json
+import sqlite3
+
 import cv2
 import numpy as np
 from PySide6.QtCore import Qt
@@ -134,6 +136,21 @@ def test_a_damaged_database_is_put_aside_only_when_the_players_say_so(tmp_path):
     assert path.read_bytes() == b"not a database" * 100
     store = open_store(str(path), lambda error: "damaged" in str(error))
     assert store.games() == [] and len(list(tmp_path.glob("s.sqlite3.unreadable-*"))) == 1
+
+
+def test_a_file_in_use_is_left_as_it_is_and_the_players_are_told_why(tmp_path, monkeypatch):
+    path = tmp_path / "s.sqlite3"
+    Store(path).close()
+    before = path.read_bytes()
+    monkeypatch.setattr(Store, "busy_timeout", 0.2)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    told, asked = [], []
+    assert open_store(str(path), lambda error: asked.append(error) or True, told.append) is None
+    assert not asked and "is Canasta Companion already open" in str(told[0])
+    other.execute("ROLLBACK")
+    other.close()
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.unreadable-*"))
 
 
 def grey_video(path, frames: int):

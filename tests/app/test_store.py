@@ -5,9 +5,10 @@ from tests.app.hands import hand_out
 
 from companion import HandFileError, TableRules
 from companion.app.game import Game
+from companion.app.settings import AppSettings
 from companion.app.store import (
-    SCHEMA_VERSION, DamagedDatabase, DamagedHandInProgress, ForeignDatabase, NewerDatabase, Store, default_path,
-    move_aside,
+    SCHEMA_VERSION, DamagedDatabase, DamagedGame, DamagedHandInProgress, DamagedSetup, ForeignDatabase,
+    NewerDatabase, Store, UnusableStore, default_path, move_aside, unusable,
 )
 
 
@@ -203,3 +204,74 @@ def test_a_damaged_hand_in_progress_is_reported_and_the_games_are_kept(store):
     with pytest.raises(DamagedHandInProgress, match="not readable"):
         game.hand_in_progress()
     assert Game.load(store, game.id).hands == [hand_out("A")]
+
+
+def test_a_file_another_program_is_writing_is_in_use_not_damaged(tmp_path, monkeypatch):
+    path = tmp_path / "s.sqlite3"
+    Store(path).close()
+    monkeypatch.setattr(Store, "busy_timeout", 0.2)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another Canasta Companion, mid-write
+    with pytest.raises(UnusableStore, match="another program is using it") as error:
+        Store(path)
+    assert not error.value.can_start_fresh and "Nothing in it was changed" in str(error.value)
+    other.execute("ROLLBACK")
+    other.close()
+    assert Store(path).games() == []
+
+
+def test_a_read_only_file_is_told_apart_from_a_damaged_one(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    Store(path).close()
+    read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as error:
+        read_only.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    read_only.close()
+    told = unusable(path, error.value)
+    assert isinstance(told, UnusableStore) and "read-only" in str(told) and "--database" in str(told)
+    with pytest.raises(sqlite3.DatabaseError) as garbage:
+        sqlite3.connect(":memory:").execute("SELECT * FROM no_such_table")
+    assert unusable(path, garbage.value) is None  # not a reason to leave a file be: judged damaged
+
+
+def test_a_data_folder_that_cannot_be_made_is_named(tmp_path):
+    blocking = tmp_path / "a file, not a folder"
+    blocking.write_text("x")
+    with pytest.raises(UnusableStore, match="can't be made") as error:
+        Store(blocking / "s.sqlite3")
+    assert str(blocking) in str(error.value) and blocking.read_text() == "x"
+
+
+def test_one_game_that_cannot_be_read_leaves_the_others_usable(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    good, bad = new_game(store), new_game(store)
+    good.add(hand_out("A"))
+    bad.add(hand_out("B"))
+    store._db.execute("UPDATE hands SET hand = '[1, 2' WHERE game_id = ?", (bad.id,))
+    with pytest.raises(DamagedGame, match=f"game {bad.id} can't be read back"):
+        Game.load(store, bad.id)
+    store._db.execute("UPDATE hands SET hand = '[1, 2]' WHERE game_id = ?", (bad.id,))  # JSON, not a hand
+    with pytest.raises(DamagedGame):
+        Game.load(store, bad.id)
+    store._db.execute("UPDATE games SET team_a = CAST(x'416e6e20ff' AS TEXT) WHERE id = ?", (good.id,))
+    assert Game.load(store, good.id).hands == [hand_out("A")]
+    assert {g.id: g.team_names["A"] for g in store.games()}[good.id] == "Ann \ufffd"
+
+
+def test_settings_that_cannot_be_used_fall_back_to_their_defaults(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    store.set_settings({"variant": "bogus", "table_rules": {"nope": 1}, "team_names": ["A"], "video_file": 12,
+                        "threshold": "high", "source": "demo"})
+    store._db.execute("UPDATE settings SET value = 'not json' WHERE key = 'source'")
+    settings = AppSettings.load(store)
+    assert settings == AppSettings()
+    store.set_settings({"variant": "classic", "team_names": {"A": "Ann", "B": "Bob"}, "threshold": 0.3})
+    assert (AppSettings.load(store).variant, AppSettings.load(store).team_names["B"]) == ("classic", "Bob")
+
+
+def test_team_areas_that_cannot_be_read_back_say_so(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    store.save_table_setup("demo", AREAS)
+    store._db.execute("UPDATE table_setups SET setup = '{' WHERE source = 'demo'")
+    with pytest.raises(DamagedSetup, match="team areas kept for demo"):
+        store.table_setup("demo")

@@ -71,7 +71,10 @@ def test_bad_hands_exit_2_with_one_line_naming_the_field(tmp_path, data, field):
     assert field in message
 
 
-@pytest.mark.parametrize("content, words", [("{not json", "not valid JSON"), ("", "not valid JSON")])
+@pytest.mark.parametrize("content, words", [
+    ("{not json", "not valid JSON"), ("", "not valid JSON"),
+    ("[" * 100_000, "nested too deeply"), ('{"teams": ' + "9" * 5000 + "}", "not a hand file"),
+])
 def test_malformed_json(tmp_path, content, words):
     path = tmp_path / "hand.json"
     path.write_text(content)

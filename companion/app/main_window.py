@@ -188,10 +188,10 @@ class MainWindow(QMainWindow):
             column.addWidget(label)
         column.addWidget(self.broken_rule)
         column.addWidget(self.camera_advice)
-        turn = QPushButton("The turn card was drawn (T)")
-        turn.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
-        turn.clicked.connect(self.turn_card_drawn)
-        column.addWidget(turn)
+        self.turn_button = QPushButton("The turn card was drawn (T)")
+        self.turn_button.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
+        self.turn_button.clicked.connect(self.turn_card_drawn)
+        column.addWidget(self.turn_button)
         score = QPushButton("Score hand (S)")
         score.setStyleSheet("font-size: 15px; font-weight: bold; padding: 8px;")
         score.clicked.connect(self.score_hand)
@@ -470,6 +470,10 @@ class MainWindow(QMainWindow):
         self.video.update()
         self.dead_ranks.setText(dead_ranks_line(self.state))
         self.turn_card.setText(turn_card_line(self.state))
+        # Classic canasta has neither dead ranks nor a turn card (seed 001): the panel leaves them out.
+        modern = self.game.variant == "modern"
+        for widget in (self.dead_ranks, self.turn_card, self.turn_button):
+            widget.setVisible(modern)
 
     def apply_event(self, event: Event) -> None:
         """Something happened on the table: show the hand as it now stands, and any rule it broke."""
@@ -482,8 +486,9 @@ class MainWindow(QMainWindow):
         self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in violations))
 
     def turn_card_drawn(self) -> None:
-        """The one-key fallback when the camera can't see the stock."""
-        self.apply_event(TurnCardDrawn())
+        """The one-key fallback when the camera can't see the stock (Modern American only)."""
+        if self.game.variant == "modern":
+            self.apply_event(TurnCardDrawn())
 
     def end_of_hand_draft(self) -> HandDraft:
         """What was read, for the players to check: the hand state's melds and threes, and the cards

@@ -289,3 +289,25 @@ def test_ok_in_the_settings_switches_the_video_only_when_the_players_chose_anoth
     monkeypatch.setattr(SettingsDialog, "exec", players(lambda d: d.video.setCurrentIndex(d.video.findData(DEMO))))
     w.edit_settings()
     assert started == [DEMO]
+
+
+def test_a_classic_game_s_panel_has_no_dead_ranks_or_turn_card(qtbot, tmp_path, monkeypatch):
+    """Seed 001: classic canasta's canastas close no rank and its stock has no turn card; its side
+    panel counts the one canasta it needs to go out."""
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    store = Store(tmp_path / "s.sqlite3")
+    AppSettings(variant="classic").save(store)
+    w = MainWindow(store, start_video=False)
+    qtbot.addWidget(w)
+    assert w.game.variant == "classic"
+    assert w.dead_ranks.isHidden() and w.turn_card.isHidden() and w.turn_button.isHidden()
+    w.turn_card_drawn()
+    assert not w.state.events and not w.state.turn_card.drawn
+    assert "0 of the 1 needed to go out" in w.team_panels["A"].text.text()
+    closed(w)
+    modern = Store(tmp_path / "m.sqlite3")
+    w = MainWindow(modern, start_video=False)
+    qtbot.addWidget(w)
+    assert not w.dead_ranks.isHidden() and not w.turn_button.isHidden()
+    assert "0 of the 2 needed to go out" in w.team_panels["A"].text.text()
+    closed(w)

@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     faces = commands.add_parser("faces", help="build the face atlas from the installed SVG decks")
     faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
-    faces.add_argument("--card-height", type=int, default=400, help="face height in pixels (default %(default)s)")
+    faces.add_argument("--card-height", type=detector_cli.at_least(1), default=400,
+                       help="face height in pixels (default %(default)s)")
     faces.add_argument("--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)")
     faces.add_argument("--random-decks", type=int, default=None, metavar="N",
                        help="how many of the project's random decks to draw (default: vision.drawn_deck.RANDOM_DECKS; "
@@ -52,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--images", type=int, required=True, help="number of images (all splits)")
     synth.add_argument("--seed", type=int, default=0)
     synth.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (default %(default)s)")
-    synth.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    synth.add_argument("--workers", type=detector_cli.at_least(1), default=None,
+                       help="processes (default: one per core)")
     synth.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     synth.add_argument("--splits", default="train,val,test",
                        help="comma-separated splits to write, each scene as in the whole set (default %(default)s)")
@@ -71,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     video.add_argument("--split", choices=("train", "val", "test"), default="train",
                        help="whose decks the cards are: the training ones (default) or the held-out test ones")
     video.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
-    video.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
+    video.add_argument("--pause", type=detector_cli.seconds, default=0.0, metavar="SECONDS",
                        help="hold the table still this long after each play, as between turns at a real table "
                             "(default %(default)s: a play a second)")
     video.add_argument("--stock-right", action="store_true",
@@ -229,8 +231,6 @@ def _run_video(args: argparse.Namespace) -> int:
 
     size = parse_size(args.size)
     atlas = FaceAtlas(args.atlas)
-    if args.pause < 0:
-        raise SystemExit(f"vision video: --pause must be 0 seconds or more, not {args.pause}")
     summary = write_hand_video(atlas, _writable_dir(args.out), args.seed, size, args.split, args.pause,
                                args.stock_right)
     print(f"{summary['frames']} frames, {len(summary['events'])} events in {args.out}")

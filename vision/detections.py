@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -70,8 +71,10 @@ class Detections:
 
     @classmethod
     def from_yolo_labels(cls, lines: Sequence[str], width: int, height: int) -> Detections:
-        """From YOLO label lines ``class cx cy w h`` (normalised), as ground truth with confidence 1."""
-        rows = np.array([[float(v) for v in line.split()[:5]] for line in lines if line.strip()], dtype=np.float64)
+        """From YOLO label lines ``class cx cy w h`` (normalised), as ground truth with confidence 1;
+        a ValueError naming the first line that is not one."""
+        rows = np.array([_yolo_row(line, number) for number, line in enumerate(lines, 1) if line.strip()],
+                        dtype=np.float64).reshape(-1, 5)
         if not len(rows):
             return cls.empty()
         cx, cy, w, h = rows[:, 1] * width, rows[:, 2] * height, rows[:, 3] * width, rows[:, 4] * height
@@ -101,6 +104,38 @@ class Detections:
     def sizes(self) -> np.ndarray:
         """(n, 2) widths and heights."""
         return np.stack([self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1]], axis=1)
+
+
+class LabelsError(ValueError):
+    """A labelled scene that cannot be read: its YOLO label file, its description or its picture (one
+    line naming the file, and the line where it tells)."""
+
+
+def read_yolo_labels(path: Path, width: int, height: int) -> Detections:
+    """The boxes of a YOLO label file (:meth:`Detections.from_yolo_labels`); :class:`LabelsError`
+    naming the file and line where it is not one, ``OSError`` where it cannot be read."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise LabelsError(f"{path}: not a YOLO label file (not UTF-8 text)") from None
+    try:
+        return Detections.from_yolo_labels(lines, width, height)
+    except ValueError as error:
+        raise LabelsError(f"{path}: {error}") from None
+
+
+def _yolo_row(line: str, number: int) -> list[float]:
+    """One YOLO label line's ``class cx cy w h``, or a ValueError naming the line."""
+    fields = line.split()[:5]
+    try:
+        row = [float(field) for field in fields]
+    except ValueError:
+        row = []
+    if len(row) != 5 or not np.isfinite(row).all():
+        raise ValueError(f"line {number}: not a YOLO label 'class cx cy w h' ({line.strip()[:40]!r})")
+    if not row[0].is_integer() or not 0 <= row[0] < len(CLASS_NAMES):
+        raise ValueError(f"line {number}: class {fields[0]} is not a card's (0..{len(CLASS_NAMES) - 1})")
+    return row
 
 
 def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import numpy as np
 from vision.detections import Detections, iou
 from vision.reading import SURE
 from vision import weights as weight_files
-from vision.weights import OpenVinoModel, load_onnx_session, load_torch_model
+from vision.weights import OpenVinoModel, declared_shape, load_onnx_session, load_torch_model, shape_text
 
 #: The width of the training scenes (1280×720); ONNX Runtime's int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
@@ -109,9 +109,10 @@ class CardDetector:
             # OpenVINO takes the letterboxed frame as it is (8-bit BGR) and makes the network's
             # input itself, no slower than the network alone: the demo's two views are made ready in
             # 2.8 ms instead of numpy's 12, the finds the same (forty-first session).
-            network = OpenVinoModel(weights if weights.suffix == ".xml" else weights.with_suffix(".onnx"), threads,
-                                    images=True)
+            model = weights if weights.suffix == ".xml" else weights.with_suffix(".onnx")
+            network = OpenVinoModel(model, threads, images=True)
             self._run, classes = network, network.output_width - 4
+            _check_detector(model, network.input_shape, network.output_shape, classes)
         else:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
         # The two-stage design: its classifier ships beside it (classifier=False: boxes only, unnamed).
@@ -286,8 +287,28 @@ def _onnx_runner(path: Path, threads: int | None):
     session = load_onnx_session(path, threads)
     input_name = session.get_inputs()[0].name
     # ultralytics writes the class names into the model's metadata; the output's shape is symbolic.
-    names = ast.literal_eval(session.get_modelmeta().custom_metadata_map.get("names", "{}"))
-    return (lambda tensor: session.run(None, {input_name: tensor})[0]), len(names)
+    try:
+        names = ast.literal_eval(session.get_modelmeta().custom_metadata_map.get("names", "{}"))
+    except (ValueError, SyntaxError):
+        names = {}
+    classes = len(names) if isinstance(names, (dict, list)) else 0
+    _check_detector(path, declared_shape(session.get_inputs()[0].shape),
+                    declared_shape(session.get_outputs()[0].shape), classes)
+    return (lambda tensor: session.run(None, {input_name: tensor})[0]), classes
+
+
+def _check_detector(path: Path, input_shape: tuple, output_shape: tuple, classes: int) -> None:
+    """A :class:`~vision.weights.WeightsError` unless a network's declared shapes
+    (:func:`~vision.weights.declared_shape`) are those of a YOLO detector such as the card
+    detector: frames (n, 3, height, width) of any size in, (n, 4 + classes, anchors) out, a class or
+    more. Another network (the facing network's or the classifier's file put in its place) would
+    otherwise fail on the first frame, in the runtime's words."""
+    frames = len(input_shape) == 4 and input_shape[1] == 3 and input_shape[2] is None and input_shape[3] is None
+    if not frames or len(output_shape) != 3 or classes < 1:
+        raise weight_files.weights_error(
+            path, f"not the card detector (a YOLO network taking (n, 3, height, width) frames of any size and "
+                  f"naming a class or more; this one takes {shape_text(input_shape)} and gives "
+                  f"{shape_text(output_shape)})")
 
 
 def _torch_runner(path: Path, threads: int | None):

@@ -12,9 +12,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
-from vision.detector import BACKENDS
+from vision.detections import LabelsError
+from vision.detector import BACKENDS, STRIDE
 from vision.weights import DEFAULT_WEIGHTS, WeightsError
 
 
@@ -23,7 +25,34 @@ class CropsCacheError(Exception):
 
 
 #: Errors these commands report as one line (``vision.__main__`` prints them).
-ERRORS: tuple[type[Exception], ...] = (WeightsError, CropsCacheError)
+ERRORS: tuple[type[Exception], ...] = (WeightsError, CropsCacheError, LabelsError)
+
+
+def at_least(low: int):
+    """An argparse ``type``: a whole number of at least ``low``. Anything else is argparse's usage
+    error naming the flag (``argument --workers: must be a whole number of at least 1, not '-1'``)."""
+
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}, not {text!r}")
+        return value
+
+    return whole_number
+
+
+def seconds(text: str) -> float:
+    """An argparse ``type``: a finite number of seconds, 0 or more (not ``nan`` or ``inf``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, not {text!r}")
+    return value
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -31,7 +60,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     tiles.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
     tiles.add_argument("--out", type=Path, required=True)
     tiles.add_argument("--val-scenes", type=int, default=64, help="val scenes to tile (default %(default)s)")
-    tiles.add_argument("--workers", type=int, default=1, help="processes cutting scenes (default %(default)s)")
+    tiles.add_argument("--workers", type=at_least(1), default=1, help="processes cutting scenes (default %(default)s)")
     tiles.set_defaults(run=_run_tiles)
 
     train = commands.add_parser("train", help="train or resume the card detector")
@@ -142,9 +171,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                           help="what runs the network (default %(default)s, the app's)")
     evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
-    evaluate.add_argument("--limit", type=int, help="first N test scenes only")
-    evaluate.add_argument("--input-width", type=int, help="run the network once on frames scaled to this width "
-                          "(default: the detector's own widths for each frame, vision.detector.input_widths_for)")
+    evaluate.add_argument("--limit", type=at_least(1), help="first N test scenes only")
+    evaluate.add_argument("--input-width", type=at_least(STRIDE),
+                          help="run the network once on frames scaled to this width (default: the detector's own "
+                               "widths for each frame, vision.detector.input_widths_for)")
     evaluate.set_defaults(run=_run_evaluate)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from companion.cards import JOKER
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections, iou
+from vision.detections import Detections, LabelsError, iou, read_yolo_labels
 from vision.reading import READABLE_INDEX_PX
 
 LOW_CONFIDENCE = 0.001
@@ -190,10 +190,12 @@ def scene_paths(scenes: Path, split: str, limit: int | None = None) -> list[Path
 
 
 def labelled_image(scenes: Path, split: str, path: Path) -> tuple[Path, np.ndarray, Detections]:
-    """(image path, BGR image, labelled index boxes) of one scene of the split."""
+    """(image path, BGR image, labelled index boxes) of one scene of the split; :class:`LabelsError`
+    naming the file where the image or its labels cannot be read."""
     image = cv2.imread(str(path))
-    lines = (scenes / "labels" / split / f"{path.stem}.txt").read_text().splitlines()
-    return path, image, Detections.from_yolo_labels(lines, image.shape[1], image.shape[0])
+    if image is None:
+        raise LabelsError(f"{path}: not an image OpenCV can read")
+    return path, image, read_yolo_labels(scenes / "labels" / split / f"{path.stem}.txt", image.shape[1], image.shape[0])
 
 
 def labelled_images(scenes: Path, split: str, limit: int | None = None):
@@ -219,12 +221,16 @@ def truth_views(scene_json: Path, truth: Detections) -> list[tuple[dict, dict]] 
     if not scene_json.is_file() or not len(truth):
         return None
     boxes, views = [], []
-    for card in json.loads(scene_json.read_text())["cards"]:
-        for view in card["indexes"]:
-            if view["labelled"]:
-                polygon = np.asarray(view["polygon"], np.float32)
-                boxes.append([*polygon.min(axis=0), *polygon.max(axis=0)])
-                views.append((card, view))
+    try:
+        for card in json.loads(scene_json.read_text(encoding="utf-8"))["cards"]:
+            for view in card["indexes"]:
+                if view["labelled"]:
+                    polygon = np.asarray(view["polygon"], np.float32).reshape(-1, 2)
+                    boxes.append([*polygon.min(axis=0), *polygon.max(axis=0)])
+                    views.append((card, view))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        # JSONDecodeError and UnicodeDecodeError are ValueErrors; the others, a description of another shape
+        raise LabelsError(f"{scene_json}: not a scene description ({type(error).__name__}: {error})") from None
     if not boxes:
         return None
     return [views[j] for j in iou(truth.xyxy, np.asarray(boxes, np.float32)).argmax(axis=1)]

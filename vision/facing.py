@@ -145,7 +145,7 @@ class FacingReader:
     def __init__(self, weights: Path = DEFAULT_FACING_WEIGHTS, threads: int | None = None) -> None:
         from vision.index_classifier import IndexClassifier
 
-        self.net = IndexClassifier(weights, threads=threads)
+        self.net = IndexClassifier(weights, threads=threads, classes=(BINS,))
 
     def facing(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For (n, 4) boxes: (n, 2) unit directions of each index's top, and (n,) how sure the network

@@ -188,6 +188,11 @@ def recolour(crop: np.ndarray, rng: np.random.Generator, fade: float = 0.0) -> n
     return np.clip(crop, 0, 255).astype(np.uint8)
 
 
+#: The numbers of classes an index classifier names: the cards, and "no index" besides where it learnt
+#: the detector's false finds (:data:`BACKGROUND`).
+CARD_CLASSES = (len(CLASS_NAMES), len(CLASS_NAMES) + 1)
+
+
 class IndexClassifier:
     """Names the boxes of a one-class detector: class = the crop's best card, confidence = the
     detector's times the card's probability. A classifier with a background class gives a find it
@@ -200,10 +205,14 @@ class IndexClassifier:
     of the bench frame both ways up, with both cores taken by other work, took 466 ms in torch on two
     threads against 48 ms in ONNX Runtime (27 and 23 ms on one thread; sixth session)."""
 
-    def __init__(self, weights: Path, threads: int | None = None, runtime: str = "onnxruntime") -> None:
+    def __init__(self, weights: Path, threads: int | None = None, runtime: str = "onnxruntime",
+                 classes: tuple[int, ...] | None = CARD_CLASSES) -> None:
         """``runtime``: what runs an ``.onnx`` export, ``"onnxruntime"`` or ``"openvino"``
-        (:class:`~vision.weights.OpenVinoModel`)."""
-        from vision.weights import WeightsError
+        (:class:`~vision.weights.OpenVinoModel`). ``classes``: the numbers of classes the network
+        may name (the facing network's :data:`vision.facing.BINS`; ``None``: any): another network,
+        or one not taking :data:`CROP`-pixel crops, is a WeightsError, found from the file's
+        declared shapes before anything runs."""
+        from vision.weights import WeightsError, declared_shape
 
         weights = Path(weights)
         self.weights = weights  #: the file it runs
@@ -212,10 +221,19 @@ class IndexClassifier:
             if runtime == "openvino":
                 self._run = _openvino_model(weights, threads)
                 self.classes = self._run.output_width
+                crops, output = self._run.input_shape, self._run.output_shape
             else:
                 session = _onnx_session(weights, threads)
                 self._run = lambda array: session.run(None, {ONNX_INPUT: array})[0]
-                self.classes = session.get_outputs()[0].shape[1]
+                crops = declared_shape(session.get_inputs()[0].shape)
+                output = declared_shape(session.get_outputs()[0].shape)
+                self.classes = (output[1] or 0) if len(output) > 1 else 0
+                name = session.get_inputs()[0].name
+                if name != ONNX_INPUT:  # the crops are handed over by this name
+                    raise _export_error(weights, f"not an index classifier's or facing network's export (its "
+                                                 f"input is {name!r}, not {ONNX_INPUT!r})", other_network=True)
+            if crops[1:] != (3, CROP, CROP) or len(output) != 2 or (classes and self.classes not in classes):
+                raise _export_error(weights, _not_the_network(crops, output, classes), other_network=True)
             return
         rebuild = f"rebuild it: python -m vision classifier --out {weights} (see models/MODEL_CARD.md)"
         if not weights.is_file():
@@ -227,6 +245,9 @@ class IndexClassifier:
         except (RuntimeError, KeyError, EOFError, pickle.UnpicklingError) as error:
             raise WeightsError(f"{weights}: not an index classifier ({type(error).__name__}); {rebuild}") from None
         self.classes = self.model.head[3].out_features
+        if classes and self.classes not in classes:
+            raise WeightsError(f"{weights}: {_not_the_network((None, 3, CROP, CROP), (None, self.classes), classes)}; "
+                               f"{rebuild}")
 
     def _logits(self, crops_bgr: np.ndarray) -> np.ndarray:
         if self._run is not None:
@@ -398,13 +419,27 @@ def _openvino_model(path: Path, threads: int | None):
     return OpenVinoModel(path, threads, error=_export_error)
 
 
-def _export_error(path: Path, problem: str):
-    """The WeightsError of a missing or unreadable classifier export: what it is and how to make it."""
+def _not_the_network(crops: tuple, output: tuple, classes: tuple[int, ...] | None) -> str:
+    """What is wrong with a network of these declared shapes in an :class:`IndexClassifier`'s place."""
+    from vision.weights import shape_text
+
+    named = " or ".join(map(str, classes)) if classes else "some"
+    what = "an index classifier" if classes == CARD_CLASSES else "the network expected here"
+    return (f"not {what} (one taking (n, 3, {CROP}, {CROP}) crops and naming {named} classes; this one "
+            f"takes {shape_text(crops)} and gives {shape_text(output)})")
+
+
+def _export_error(path: Path, problem: str, other_network: bool = False):
+    """The WeightsError of a missing or unreadable classifier export: what it is and how to make it.
+    ``other_network``: the file is another network's export, so the save beside it makes no better one."""
     from vision.weights import WeightsError
 
     int8 = path.name.endswith(INT8_SUFFIX)
     source = path.with_name(path.name.removesuffix(INT8_SUFFIX if int8 else ".onnx") + ".pt")
-    if int8:
+    if other_network:
+        hint = ("give the index classifier's export (python -m vision classifier trains one and exports it; see "
+                "models/MODEL_CARD.md)")
+    elif int8:
         hint = (f"make it with python -m vision export --classifier {source} --int8 SCENES (a python -m vision "
                 "synth folder whose val scenes calibrate it; see models/MODEL_CARD.md)")
     elif source.is_file():

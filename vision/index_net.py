@@ -310,7 +310,7 @@ def export_onnx(weights: Path, out: Path | None = None) -> Path:
     import warnings
 
     out = Path(out) if out is not None else Path(weights).with_suffix(".onnx")
-    model = IndexClassifier(weights).model  # a missing or damaged save fails here, with its message
+    model = IndexClassifier(weights, classes=None).model  # a missing or damaged save fails here, with its message
     out.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice: it still serves a plain CNN
         warnings.simplefilter("ignore", DeprecationWarning)

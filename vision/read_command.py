@@ -19,7 +19,7 @@ import cv2
 
 from vision.annotate import annotate
 from vision.card_reader import CardReader, DetectorMissing
-from vision.detections import Detections
+from vision.detections import Detections, LabelsError, read_yolo_labels
 from vision.frame_sources import FrameSourceError, is_video, read_image, video_frames
 from vision.reading import TableReading
 from vision.team_areas import TableFrame, TableSetup, TableSetupError
@@ -37,7 +37,12 @@ class LabelDetector:
         if label_path is None:
             raise FrameSourceError(f"{self.path}: no YOLO label file beside it (--labels)")
         height, width = frame_bgr.shape[:2]
-        return Detections.from_yolo_labels(label_path.read_text().splitlines(), width, height)
+        try:
+            return read_yolo_labels(label_path, width, height)
+        except LabelsError as error:
+            raise FrameSourceError(f"{error} (--labels)") from None
+        except OSError as error:
+            raise FrameSourceError(f"{label_path}: cannot read ({error.strerror or error}) (--labels)") from None
 
 
 def label_file_for(image_path: Path) -> Path | None:

@@ -77,9 +77,10 @@ class TableSetup:
                 towards_b = np.asarray(towards_b, np.float64).reshape(2)
             except (TypeError, ValueError):
                 towards_b = np.zeros(2)
-            if not np.isfinite(towards_b).all() or not np.linalg.norm(towards_b):
+            if not np.isfinite(towards_b).all() or not np.abs(towards_b).max():
                 raise TableSetupError("table set-up: towards_b must be a direction [x, y] in the picture, "
                                       "from team A's side to team B's")
+            towards_b = towards_b / np.abs(towards_b).max()  # a huge one's length would overflow
             towards_b = towards_b / np.linalg.norm(towards_b)
         return cls(areas, perspective, towards_b)
 
@@ -116,10 +117,16 @@ class TableSetup:
 
     @classmethod
     def load(cls, path: Path) -> TableSetup:
+        """The set-up saved in a JSON file: :class:`TableSetupError` (one line naming the file) for one
+        that is not UTF-8 JSON of a set-up; ``OSError`` for one that cannot be read."""
         try:
-            return cls.from_json(json.loads(Path(path).read_text()))
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except json.JSONDecodeError as error:
             raise TableSetupError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+        except UnicodeDecodeError:
+            raise TableSetupError(f"{path}: not a text file (not UTF-8), not a table set-up") from None
+        except TableSetupError as error:
+            raise TableSetupError(f"{path}: {error}") from None
 
 
 class TableFrame:
@@ -217,8 +224,8 @@ def _points(value, where: str, count: int, exactly: bool = False, width: int = 2
         points = np.asarray(value, np.float64)
     except (TypeError, ValueError):
         points = np.zeros((0,))
-    enough = len(points) == count if exactly else len(points) >= count
-    if points.ndim != 2 or points.shape[1] != width or not enough or not np.isfinite(points).all():
+    enough = points.ndim == 2 and (len(points) == count if exactly else len(points) >= count)
+    if not enough or points.shape[1] != width or not np.isfinite(points).all():
         need = f"{'exactly' if exactly else 'at least'} {count} [{', '.join('xyz'[:width])}] rows"
         raise TableSetupError(f"table set-up: {where} must be a list of {need}")
     return points

@@ -243,9 +243,9 @@ def write_hand_video(atlas: FaceAtlas, out_dir: Path, seed: int, image_size: tup
     as without it, so one seed filmed at two paces measures what the pace alone does to a reader.
     ``stock_on_right`` lays the draw pile and the turn card right of the discard pile as team A
     sees the table (:attr:`~vision.scene.LayoutStyle.stock_on_right`), the hand otherwise the same."""
-    pause_frames = round(pause * FPS)
-    if pause_frames < 0:
+    if not np.isfinite(pause) or round(pause * FPS) < 0:
         raise ValueError(f"pause must be 0 seconds or more, not {pause}")
+    pause_frames = round(pause * FPS)
     rng = random.Random(seed)
     final = random_table(rng, hand_over=True)
     style = replace(random_style(rng), squares_canastas=True, fan_melds=False, messiness=0.0,

@@ -104,6 +104,8 @@ class OpenVinoModel:
             config["INFERENCE_PRECISION_HINT"] = precision
         try:
             model = _openvino_core().read_model(str(path))
+            #: The network's declared input shape (:func:`declared_shape`), before ``images``' conversion.
+            self.input_shape = declared_shape(model.inputs[0].get_partial_shape())
             if images:
                 model = _taking_images(model)
             self._compiled = _openvino_core().compile_model(model, "CPU", config)
@@ -111,13 +113,30 @@ class OpenVinoModel:
             kind = "OpenVINO model (or its .bin beside it)" if path.suffix == ".xml" else "ONNX model"
             raise error(path, f"not a readable {kind} ({type(problem).__name__})") from None
         self._request = self._compiled.create_infer_request()
-        #: The length of the output's second axis (a detector's 4 + classes, a classifier's classes).
-        self.output_width = self._compiled.outputs[0].get_partial_shape()[1].get_length()
+        #: The network's declared output shape (:func:`declared_shape`).
+        self.output_shape = declared_shape(self._compiled.outputs[0].get_partial_shape())
+        #: The length of the output's second axis (a detector's 4 + classes, a classifier's classes);
+        #: 0 where the output has none of fixed length (no network this project runs).
+        self.output_width = (self.output_shape[1] or 0) if len(self.output_shape) > 1 else 0
         #: What it computes in: "bf16" or "f32".
         self.precision = self._compiled.get_property("INFERENCE_PRECISION_HINT").to_string()
 
     def __call__(self, array: np.ndarray) -> np.ndarray:
         return self._request.infer({0: array})[0]
+
+
+def declared_shape(shape) -> tuple[int | None, ...]:
+    """A network input's or output's shape as its file declares it (an ONNX Runtime ``shape`` list or
+    an OpenVINO ``PartialShape``): each axis's length, ``None`` where it is not fixed (any frame size,
+    any number of crops). Loaders check it against the network they expect, without running it."""
+    if hasattr(shape, "rank"):  # OpenVINO's PartialShape
+        return () if shape.rank.is_dynamic else tuple(d.get_length() if d.is_static else None for d in shape)
+    return tuple(d if isinstance(d, int) and d >= 0 else None for d in shape)
+
+
+def shape_text(shape: tuple[int | None, ...]) -> str:
+    """``(?, 3, 32, 32)``: a :func:`declared_shape` for a message, ``?`` where it is not fixed."""
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ")"
 
 
 def _taking_images(model):

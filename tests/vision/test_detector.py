@@ -519,3 +519,33 @@ def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
     assert clear.sum() >= 20
     assert (runs.argmax(axis=1) == fp32.argmax(axis=1))[clear].all()
     assert np.median(np.abs(runs.max(axis=1) - fp32.max(axis=1))) < 0.02
+
+
+def test_another_network_in_the_detectors_or_the_classifiers_place_is_refused_as_it_loads(tmp_path):
+    """A readable ONNX file of the wrong network (the shipped facing network, or the detector) is
+    found from its declared shapes, before it runs, and named with the rebuild hint."""
+    from vision.facing import FacingReader
+    from vision.index_classifier import IndexClassifier
+
+    models = Path(__file__).parents[2] / "models"
+    (tmp_path / "facing").mkdir()
+    shutil.copy(models / "facing.onnx", tmp_path / "facing" / "cards.onnx")
+    shutil.copy(models / "index_classifier.onnx", tmp_path / "facing" / "index_classifier.onnx")
+    (tmp_path / "beside").mkdir()
+    shutil.copy(models / "cards.onnx", tmp_path / "beside" / "cards.onnx")
+    shutil.copy(models / "facing.onnx", tmp_path / "beside" / "index_classifier.onnx")
+    for backend in ("openvino", "onnx"):
+        with pytest.raises(WeightsError, match=r"cards\.onnx: not the card detector .*takes \(\?, 3, 32, 32\).*"
+                                               r"python -m vision train"):
+            CardDetector(tmp_path / "facing" / "cards.onnx", backend=backend)
+        with pytest.raises(WeightsError, match=r"index_classifier\.onnx: not an index classifier .*gives \(\?, 24\)"):
+            CardDetector(tmp_path / "beside" / "cards.onnx", backend=backend)
+    for runtime in ("openvino", "onnxruntime"):
+        with pytest.raises(WeightsError, match=r"cards\.onnx: not an index classifier"):
+            IndexClassifier(models / "cards.onnx", runtime=runtime)
+    with pytest.raises(WeightsError, match=r"index_classifier\.onnx: not the network expected here"):
+        FacingReader(models / "index_classifier.onnx")
+    result = subprocess.run([sys.executable, "-m", "vision", "evaluate", "--weights", str(tmp_path / "facing" / "cards.onnx"),
+                             "--scenes", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "not the card detector" in result.stderr

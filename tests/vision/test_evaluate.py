@@ -169,3 +169,48 @@ def test_a_find_scored_as_every_card_it_may_be_is_not_lost_to_a_near_tie():
     assert once.map50 == pytest.approx(0.5) and once.ap50["6C"] == 0
     assert every.map50 == pytest.approx(1) and every.ap50["6C"] == pytest.approx(1)
 
+
+
+def _scene(folder, labels: bytes, description: str | None = None):
+    """A one-scene test split: a small grey picture, its label file and (if given) its description."""
+    import cv2
+
+    (folder / "images" / "test").mkdir(parents=True, exist_ok=True)
+    (folder / "labels" / "test").mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "images" / "test" / "s.jpg"), np.full((64, 96, 3), 128, np.uint8))
+    (folder / "labels" / "test" / "s.txt").write_bytes(labels)
+    if description is not None:
+        (folder / "images" / "test" / "s.json").write_text(description)
+    return folder
+
+
+@pytest.mark.parametrize("labels,description,words", [
+    (b"garbage here x\n", None, r"s\.txt: line 1: not a YOLO label"),
+    (b"0 0.5 0.5 0.1 0.1\n99 0.5 0.5 0.1 0.1\n", None, r"s\.txt: line 2: class 99 is not a card's"),
+    (b"\xff\xfe0 0.5", None, r"s\.txt: not a YOLO label file \(not UTF-8"),
+    (b"0 0.5 0.5 0.1 0.1\n", '{"cards": 5', r"s\.json: not a scene description"),
+    (b"0 0.5 0.5 0.1 0.1\n", '{"cards": [{"indexes": 3}]}', r"s\.json: not a scene description"),
+])
+def test_corrupt_ground_truth_is_one_line_naming_the_file(tmp_path, capsys, labels, description, words):
+    from vision.__main__ import main
+    from vision.detections import LabelsError
+    from vision.evaluate import test_frames
+
+    scenes = _scene(tmp_path / "scenes", labels, description)
+    with pytest.raises(LabelsError, match=words):
+        list(test_frames(scenes))
+    assert main(["evaluate", "--scenes", str(scenes), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "s." in err
+
+
+@pytest.mark.parametrize("flag,value", [("--input-width", "-5"), ("--input-width", "0"), ("--limit", "-1"),
+                                        ("--limit", "0")])
+def test_evaluate_refuses_a_width_or_limit_below_its_least_naming_the_flag(capsys, flag, value):
+    from vision.__main__ import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["evaluate", flag, value])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and f"argument {flag}: must be a whole number of at least" in err
+    assert "Traceback" not in err

@@ -220,3 +220,17 @@ def test_the_third_generation_of_random_decks_is_drawn_only_when_asked(tmp_path,
                  "--random-decks", "96"]) == 0
     assert set(json.loads((atlas / "atlas.json").read_text())["decks"]) == {"project-random-70"}
     assert main(["faces", "--atlas", str(atlas), "--random-decks", "-1"]) != 0
+
+
+def test_the_faces_command_refuses_a_card_height_below_one_pixel_naming_the_flag(tmp_path, capsys):
+    import pytest
+
+    from vision.__main__ import main
+
+    for height in ("0", "-5"):
+        with pytest.raises(SystemExit) as exited:
+            main(["faces", "--atlas", str(tmp_path / "atlas"), "--card-height", height])
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and "argument --card-height: must be a whole number of at least 1" in err
+        assert "Traceback" not in err
+    assert not (tmp_path / "atlas").exists()

@@ -108,3 +108,21 @@ def test_frame_sources_refuse_without_decoding(tmp_path):
 def test_without_a_detector_the_command_says_what_to_do(labelled_image, tmp_path, capsys):
     assert main(["read", str(labelled_image), "--weights", str(tmp_path / "missing.onnx")]) == 2
     assert "python -m vision train" in capsys.readouterr().err
+
+
+def test_a_corrupt_label_file_is_one_line_naming_it_and_its_line(labelled_image, tmp_path, capsys):
+    lines = (labelled_image.parent.parent.parent / "labels" / "test" / "scene.txt").read_text()
+    broken = {"words.jpg": ("garbage here x\n", "line 1: not a YOLO label"),
+              "class.jpg": (lines + "99 0.5 0.5 0.1 0.1\n", f"line {len(lines.splitlines()) + 1}: class 99"),
+              "bytes.jpg": (b"\xff\xfe\x00garbage", "not UTF-8")}
+    for name, (text, _) in broken.items():
+        (tmp_path / name).write_bytes(labelled_image.read_bytes())
+        label = tmp_path / name.replace(".jpg", ".txt")
+        label.write_bytes(text if isinstance(text, bytes) else text.encode())
+    assert main(["read", *(str(tmp_path / name) for name in broken), str(labelled_image), "--labels", "--json"]) == 1
+    captured = capsys.readouterr()
+    errors = captured.err.strip().splitlines()
+    assert len(errors) == 3 and "Traceback" not in captured.err
+    for name, (_, words) in broken.items():
+        assert any(name.replace(".jpg", ".txt") in e and words in e for e in errors), name
+    assert [json.loads(line)["image"] for line in captured.out.splitlines()] == [str(labelled_image)]

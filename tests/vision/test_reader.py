@@ -631,3 +631,27 @@ def _faced_table(atlas, seed: int):
     ups = labelled_ups(truth, detections.xyxy)
     known = np.linalg.norm(ups, axis=1) > 0
     return truth, replace(detections, up=ups), table_turn(detections.centers[known], ups[known])
+
+
+@pytest.mark.parametrize("setup,field", [('{"areas": 5}', "areas.A"), ('{"areas": {"A": 5, "B": 5}}', "areas.A"),
+                                         ('{"areas": {"A": [[0, 0], [1, 1], [2, 2]]}}', "areas.B"),
+                                         ('{"table_corners": 5}', "table_corners"), ('{"perspective": 5}', "perspective")])
+def test_a_set_up_of_the_wrong_shape_names_its_field(tmp_path, setup, field):
+    (tmp_path / "table.json").write_text(setup)
+    with pytest.raises(TableSetupError, match=rf"table\.json: table set-up: {field} must be a list of"):
+        TableSetup.load(tmp_path / "table.json")
+
+
+def test_a_set_up_that_is_not_text_or_not_json_is_refused_naming_the_file(tmp_path, capsys):
+    from vision.__main__ import main
+
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe{}")
+    (tmp_path / "broken.json").write_text('{"areas": ')
+    for name, problem in (("binary.json", "not UTF-8"), ("broken.json", "not JSON")):
+        with pytest.raises(TableSetupError, match=rf"{name}: .*{problem}"):
+            TableSetup.load(tmp_path / name)
+        assert main(["read", str(tmp_path / "any.jpg"), "--setup", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert name in err and problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "huge.json").write_text('{"towards_b": [1e308, 1e308]}')  # its length overflows; its way does not
+    np.testing.assert_allclose(TableSetup.load(tmp_path / "huge.json").towards_b, [2 ** -0.5, 2 ** -0.5])

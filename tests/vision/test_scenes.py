@@ -161,3 +161,14 @@ def test_synth_writes_only_the_splits_asked_for_with_the_scenes_of_the_whole_set
         assert whole.name == alone.name and whole.read_bytes() == alone.read_bytes()
     assert main(run + ["--out", str(tmp_path / "bad"), "--splits", "tests"]) != 0
     assert "--splits takes train, val, test, not 'tests'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["-1", "0"])
+def test_synth_refuses_fewer_than_one_worker_naming_the_flag(tmp_path, capsys, workers):
+    from vision.__main__ import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["synth", "--out", str(tmp_path / "out"), "--images", "1", "--workers", workers])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "argument --workers: must be a whole number of at least 1" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

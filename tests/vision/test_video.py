@@ -202,3 +202,14 @@ def test_a_hand_whose_team_lays_nothing_in_the_picture_is_filmed_without_a_table
     assert summary["no_table_setup"].startswith("team A lays no card")
     assert (tmp_path / "video" / "hand.mp4").is_file() and (tmp_path / "video" / "events.json").is_file()
     assert not (tmp_path / "video" / TABLE_SETUP_FILE).exists()
+
+
+@pytest.mark.parametrize("pause", ["nan", "inf", "-1", "soon"])
+def test_the_video_command_refuses_a_pause_that_is_not_a_finite_number_of_seconds(capsys, pause):
+    from vision.__main__ import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["video", "--pause", pause])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and f"argument --pause: must be a number of seconds, 0 or more, not '{pause}'" in err
+    assert "Traceback" not in err

@@ -1,3 +1,4 @@
+import pytest
 from PySide6.QtWidgets import QDialog
 from tests.app.hands import hand_out
 
@@ -68,3 +69,21 @@ def test_exports(qtbot, store, tmp_path):
     assert lines[0].startswith("Hand,Ann & Bob: hand,Ann & Bob: total") and lines[3].startswith("3,")
     write_pdf(sheet_table(game), tmp_path / "s.pdf")
     assert (tmp_path / "s.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("where", ["under a file/s", "no such folder/s", "a folder"])
+@pytest.mark.parametrize("kind", ["PDF", "CSV"])
+def test_an_export_that_cannot_be_written_says_why(qtbot, store, tmp_path, monkeypatch, kind, where):
+    """Qt's PDF writer only logs a file it can't open: the players are told, as for the CSV."""
+    import companion.app.sheet_view as sheet_view
+
+    (tmp_path / "under a file").write_text("x")
+    (tmp_path / "a folder").mkdir()
+    game, view = sheet_with_three_hands(qtbot, store)
+    path = tmp_path / (where if where == "a folder" else f"{where}.{kind.lower()}")
+    monkeypatch.setattr(sheet_view.QFileDialog, "getSaveFileName", lambda *args, **kwargs: (str(path), ""))
+    told = []
+    monkeypatch.setattr(view, "_tell", told.append)
+    view._export(kind, kind.lower(), write_pdf if kind == "PDF" else write_csv)
+    assert len(told) == 1 and told[0].startswith(f"Could not write {path}: ")
+    assert told[0].split(": ")[-1] in ("Not a directory", "No such file or directory", "Is a directory")

@@ -92,14 +92,24 @@ class ScoreSheet:
         return get_variant(self.variant).game_target(self.table_rules)
 
     @property
+    def final_totals(self) -> dict[str, int] | None:
+        """Each team's total after the hand that ended the game, ``None`` while it goes on (seed 000
+        §Winning the game: it ends after the hand in which a team reaches the target). Hands entered
+        after it stay on the sheet, marked, and change neither the result nor who won."""
+        for row in self.rows():
+            if any(total >= self.target for total in row.totals.values()):
+                return dict(row.totals)
+        return None
+
+    @property
     def game_over(self) -> bool:
-        return any(total >= self.target for total in self.totals.values())
+        return self.final_totals is not None
 
     @property
     def winner(self) -> str | None:
-        """The team with the higher total once the game is over; ``None`` before, or on a tie."""
-        totals = self.totals
-        if not self.game_over or totals["A"] == totals["B"]:
+        """The team with the higher total when the game ended; ``None`` before, or on a tie."""
+        totals = self.final_totals
+        if totals is None or totals["A"] == totals["B"]:
             return None
         return max(totals, key=totals.get)
 

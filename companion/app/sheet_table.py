@@ -27,18 +27,26 @@ def sheet_table(game: Game) -> SheetTable:
     header = ["Hand"] + [f"{names[t]}: {what}" for t in TEAMS for what in ("hand", "total", "next minimum")]
     rows = game.sheet.rows()
     values = [[row.number] + [v for t in TEAMS for v in (row.scores[t], row.totals[t], row.next_minimums[t])] for row in rows]
-    title = f"{get_variant(game.variant).title} canasta — {names['A']} v {names['B']}"
+    title = f"{get_variant(game.variant).title} canasta — {isolated(names['A'])} v {isolated(names['B'])}"
     return SheetTable(title, header, values, banner(game), [row.after_game_end for row in rows])
 
 
 def banner(game: Game) -> str:
-    totals, names = game.sheet.totals, game.team_names
-    score = f"{names['A']} {totals['A']:,}, {names['B']} {totals['B']:,}"
+    """The sheet's headline: the target and the score, or the result, with the totals when the game
+    ended (hands entered after it change nothing)."""
+    totals, names = game.sheet.final_totals or game.sheet.totals, game.team_names
+    score = f"{isolated(names['A'])} {totals['A']:,}, {isolated(names['B'])} {totals['B']:,}"
     if not game.sheet.game_over:
         return f"First to {game.sheet.target:,} wins. Now: {score}."
     if game.sheet.winner is None:
         return f"Game over at {game.sheet.target:,}: a tie, {score}."
-    return f"Game over: {names[game.sheet.winner]} win! {score}."
+    return f"Game over: {isolated(names[game.sheet.winner])} win! {score}."
+
+
+def isolated(name: str) -> str:
+    """A team's name set apart from the text around it (Unicode's first-strong isolate), so a name
+    in Hebrew or Arabic does not pull the score beside it inside itself."""
+    return f"\u2068{name}\u2069"
 
 
 def write_csv(table: SheetTable, path: Path) -> None:

@@ -102,7 +102,8 @@ class SheetView(QWidget):
             + (" background: #ffe9a8; border: 1px solid #c9a227;" if over else "")
         )
         self.table.setColumnCount(len(table.header))
-        self.table.setHorizontalHeaderLabels([h.replace(": ", "\n") for h in table.header])
+        # "Ann & Bob: total" on two lines (the name's own ": " stays on its line)
+        self.table.setHorizontalHeaderLabels(["\n".join(h.rsplit(": ", 1)) for h in table.header])
         self.table.setRowCount(len(table.rows))
         for r, (values, late) in enumerate(zip(table.rows, table.after_game_end)):
             for c, value in enumerate(values):

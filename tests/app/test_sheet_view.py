@@ -59,7 +59,14 @@ def test_the_winner_banner(qtbot, store):
     assert "First to 8,500 wins" in view.banner.text()
     for _ in range(13):
         view.add_hand(hand_out("A"))
-    assert view.banner.text() == "Game over: Ann & Bob win! Ann & Bob 8,710, Cy & Di -65."
+    assert view.banner.text() == "Game over: \u2068Ann & Bob\u2069 win! \u2068Ann & Bob\u2069 8,710, \u2068Cy & Di\u2069 -65."
+    # A hand entered after the end is marked and changes neither the result nor the totals shown
+    # (seed 000 §Winning the game): here it would take Ann & Bob back under the target.
+    from tests.app.hands import hand_out as hand
+    assert view.add_hand(hand("B", left=("JK",) * 4 + ("AH", "AS", "AD", "AC", "QH", "QS", "QD", "QC", "JH", "JS", "JD", "JC")))
+    assert game.sheet.totals["A"] < 8500 and game.sheet.rows()[-1].after_game_end
+    assert view.banner.text().startswith("Game over: \u2068Ann & Bob\u2069 win! \u2068Ann & Bob\u2069 8,710")
+    assert store.game(game.id).finished is not None
 
 
 def test_exports(qtbot, store, tmp_path):

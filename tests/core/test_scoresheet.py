@@ -50,6 +50,12 @@ def test_game_ends_after_the_hand_that_reaches_the_target_and_the_higher_total_w
     assert sheet.game_over and sheet.winner == "A"
     sheet.add(hand())  # a hand added after the end is marked as such
     assert sheet.rows()[-1].after_game_end
+    # ... and changes neither the result nor the totals it was won with, even where it would
+    # take the winner back under the target and the other team past it
+    for _ in range(6):
+        sheet.add(hand([], [QUEENS7, KINGS7], went_out="B", a_hand=["JK", "JK", "AH"]))
+    assert sheet.totals["A"] < 2500 < sheet.totals["B"]
+    assert sheet.game_over and sheet.winner == "A" and sheet.final_totals == sheet.rows()[0].totals
 
 
 def test_classic_sheet_plays_to_5000():

@@ -438,7 +438,10 @@ class MainWindow(QMainWindow):
     def edit_settings(self) -> None:
         note = ("they apply to this game, which has no hands yet" if not self.game.hands
                 else "they apply from the next new game; this game keeps the rules it started with")
-        dialog = SettingsDialog(self.settings, self.cameras, note, self)
+        # The game being played (a past game, maybe) is shown with its own names and rules, so OK
+        # keeps them as they are unless the players change them.
+        shown = self.settings.with_game(self.game.variant, self.game.rules, self.game.team_names)
+        dialog = SettingsDialog(shown, self.cameras, note, self)
         if dialog.exec() != QDialog.Accepted:
             return
         self.apply_settings(dialog.settings)

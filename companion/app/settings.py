@@ -3,7 +3,7 @@ detection threshold."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from companion import TEAMS, TableRules, TableRulesError
@@ -21,6 +21,8 @@ DEFAULT_THRESHOLD = READING_THRESHOLD
 #: The default threshold of versions that did not store theirs beside the settings (before the
 #: reader's own threshold, the eighteenth session of issue 4).
 FIRST_DEFAULT_THRESHOLD = 0.5
+#: The thresholds players may choose (Settings ▸ Detection threshold).
+THRESHOLD_RANGE = (0.05, 0.95)
 
 
 @dataclass
@@ -65,7 +67,8 @@ class AppSettings:
         if key in ("source", "video_file"):
             return value is None or isinstance(value, str)
         if key == "threshold":
-            return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+            low, high = THRESHOLD_RANGE
+            return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
         return True
 
     def save(self, store: Store) -> None:
@@ -74,3 +77,10 @@ class AppSettings:
     @property
     def rules(self) -> TableRules:
         return TableRules.from_dict(self.table_rules)
+
+    def with_game(self, variant: str, rules: TableRules, team_names: dict[str, str]) -> AppSettings:
+        """These settings with a game's own variant, table rules and team names (what the settings
+        dialog shows for the game being played, which may be a past game opened again)."""
+        default = TableRules()
+        changed = {key: value for key, value in rules.to_dict().items() if getattr(rules, key) != getattr(default, key)}
+        return replace(self, variant=variant, table_rules=changed, team_names=dict(team_names))

@@ -16,7 +16,7 @@ from companion import SETTINGS, TEAMS, TableRulesError
 from companion.table_rules import SPECIAL_HAND_NAMES, Setting
 
 from .cameras import Camera
-from .settings import DEMO, VIDEO_FILE, AppSettings
+from .settings import DEMO, THRESHOLD_RANGE, VIDEO_FILE, AppSettings
 
 NONE_WORDS = {"wild_card_threshold": "no limit", "game_target": "the variant's own"}
 
@@ -61,7 +61,7 @@ class SettingsDialog(QDialog):
         self.video_shown = self.video.currentIndex()
         form.addRow("Video", self.video)
         self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.05, 0.95)
+        self.threshold.setRange(*THRESHOLD_RANGE)
         self.threshold.setSingleStep(0.05)
         self.threshold.setValue(settings.threshold)
         self.threshold.setToolTip("How sure the card reader must be before it shows a card "

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 from tests.app.hands import hand_out
 
-from companion import ThreesLaidOut, parse_cards
+from companion import TableRules, ThreesLaidOut, parse_cards
 from companion.app.game import Game
 from companion.app.main import open_store
 from companion.app.main_window import MainWindow
@@ -311,3 +311,25 @@ def test_a_classic_game_s_panel_has_no_dead_ranks_or_turn_card(qtbot, tmp_path, 
     assert not w.dead_ranks.isHidden() and not w.turn_button.isHidden()
     assert "0 of the 2 needed to go out" in w.team_panels["A"].text.text()
     closed(w)
+
+
+def test_ok_in_the_settings_leaves_a_past_game_s_names_and_rules_as_they_are(qtbot, store, monkeypatch):
+    """The settings dialog shows the game being played: a past game opened again keeps its names,
+    variant and table rules when players only move the threshold."""
+    w = window(qtbot, store)
+    past = Game.start(store, "classic", TableRules(game_target=2500), {"A": "Ann & Bob", "B": "Cy & Di"})
+    w.set_game(Game.load(store, past.id))
+    seen = []
+
+    def press_ok(dialog):
+        seen.append((dialog.team_names["A"].text(), dialog.variant.currentData()))
+        dialog.threshold.setValue(0.3)
+        dialog.accept()
+        return QDialog.Accepted
+
+    monkeypatch.setattr(SettingsDialog, "exec", press_ok)
+    w.edit_settings()
+    assert seen == [("Ann & Bob", "classic")]
+    again = Game.load(store, past.id)
+    assert again.team_names == {"A": "Ann & Bob", "B": "Cy & Di"} and again.variant == "classic"
+    assert again.rules == TableRules(game_target=2500) and w.settings.threshold == 0.3

@@ -131,13 +131,21 @@ def load_hand(data: Any) -> EndOfHand:
 
 
 def hand_warnings(end: EndOfHand) -> list[Violation]:
-    """Rules the finished hand seems to break that do not stop it being scored (shown to players)."""
-    if end.went_out is None:
-        return []
-    team = end.teams[end.went_out]
-    if team.special_hand:
-        return []
-    return get_variant(end.variant).going_out_problems(list(team.melds))
+    """Rules the finished hand seems to break that do not stop it being scored (shown to players):
+    the team that went out without what going out needs; a special hand laid by a team that did not
+    go out, or beside melds (seed 000 §Special hands: laid down at once, the team's only meld, and
+    the hand ends)."""
+    warnings: list[Violation] = []
+    for name, team in end.teams.items():
+        if not team.special_hand:
+            continue
+        if end.went_out != name:
+            warnings.append(Violation("special.went_out", f"The special hand of team {name} ends the hand: team {name} went out with it.", "seed 000 §Special hands"))
+        if team.melds:
+            warnings.append(Violation("special.only_meld", f"A special hand is the only meld of team {name}: its other melds are not scored.", "seed 000 §Special hands"))
+    if end.went_out is not None and not end.teams[end.went_out].special_hand:
+        warnings += get_variant(end.variant).going_out_problems(list(end.teams[end.went_out].melds))
+    return warnings
 
 
 def score_report(data: Any) -> dict[str, Any]:

@@ -94,9 +94,10 @@ class EndOfHandDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(QLabel("Went out:"))
         self.went_out_group = QButtonGroup(self)
+        self.went_out_buttons: dict[str | None, QRadioButton] = {}
         choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [(None, "nobody (the stock ran out)")]
         for key, text in choices:
-            button = QRadioButton(text)
+            button = self.went_out_buttons[key] = QRadioButton(text)
             button.setChecked(self.draft.went_out == key)
             button.toggled.connect(lambda on, k=key: on and self._set_went_out(k))
             self.went_out_group.addButton(button)
@@ -170,7 +171,11 @@ class EndOfHandDialog(QDialog):
         self._score()
 
     def _set_special(self, team: str, name: str | None) -> None:
+        """A special hand is how its team goes out (seed 000 §Special hands): choosing one says so."""
         self.draft.set_special_hand(team, name)
+        if name is not None and self.draft.went_out != team:
+            self.went_out_buttons[team].setChecked(True)  # scores, through _set_went_out
+            return
         self._score()
 
     # -------------------------------------------------------------------------------- showing
@@ -186,8 +191,11 @@ class EndOfHandDialog(QDialog):
             self.report = None
             self.breakdown.setText(f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>")
         else:
+            names = self.game.team_names
+            check = f"Check, {names[self.draft.went_out]} went out:" if self.draft.went_out else "Check:"
             warnings = "".join(
-                f"<p style='color:#9a5b00'><b>Check, {html.escape(self.game.team_names[self.draft.went_out])} went out:</b> {html.escape(w.message)} ({html.escape(w.source)})</p>"
+                f"<p style='color:#9a5b00'><b>{html.escape(check)}</b> "
+                f"{html.escape(w.message.replace('team A', names['A']).replace('team B', names['B']))} ({html.escape(w.source)})</p>"
                 for w in self.game.warnings(self.draft.to_hand(), self.position)
             )
             self.breakdown.setText(warnings + breakdown_html(self.report, self.game.team_names))

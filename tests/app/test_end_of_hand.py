@@ -80,3 +80,20 @@ def test_going_out_without_two_canastas_is_scored_but_flagged(qtbot, store):
     dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
     qtbot.addWidget(dialog)
     assert "Check, Ann &amp; Bob went out:" in dialog.breakdown.text() and dialog.confirm_button.isEnabled()
+
+
+def test_a_special_hand_is_how_its_team_goes_out(qtbot, store):
+    """Seed 000 §Special hands: laid down at once, the team's only meld, and the hand ends. Choosing
+    one for a team says that team went out; one beside melds, or by a team that did not go out, is
+    flagged."""
+    game = make_game(store)
+    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+    qtbot.addWidget(dialog)
+    dialog._set_special("B", "pairs")
+    assert dialog.draft.went_out == "B" and dialog.went_out_buttons["B"].isChecked()
+    assert "Check, Cy &amp; Di went out:" not in dialog.breakdown.text()
+    dialog.went_out_buttons[None].setChecked(True)
+    text = dialog.breakdown.text()
+    assert "<b>Check:</b> The special hand of Cy &amp; Di ends the hand: Cy &amp; Di went out with it." in text
+    dialog._set_special("A", "pairs")  # Ann & Bob still have their canasta of kings
+    assert "A special hand is the only meld of Ann &amp; Bob" in dialog.breakdown.text()

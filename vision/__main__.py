@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -96,15 +97,36 @@ def _parser() -> argparse.ArgumentParser:
     learn.add_argument("--passes", type=float, default=None,
                        help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
     learn.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s: the app keeps a core)")
+    learn.add_argument("--stop-with-parent", action="store_true",
+                       help="end when the process that started it ends (the app's lessons)")
     learn.set_defaults(run=_run_learn_deck)
 
     detector_cli.add_commands(commands)
     return parser
 
 
+def stop_with_parent(every: float = 1.0) -> None:
+    """End this process when the one that started it ends. The app runs a lesson as a child process
+    and stops it when it closes; killed, it can't, and the lesson would go on writing into the deck
+    folder after players had moved on (a new lesson, the deck forgotten)."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="stop-with-parent").start()
+
+
 def _run_learn_deck(args: argparse.Namespace) -> int:
     """Prints the lesson as one JSON line (``lesson {...}``) for the app, after the training's progress."""
     import torch
+
+    if args.stop_with_parent:
+        stop_with_parent()
 
     from vision.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
 

@@ -66,6 +66,8 @@ LESSON_MINUTES = 1.0
 LESSON_LR = 3e-4
 #: What a deck folder holds: the taught cards for the learner, what it made and what it measured.
 CARDS_FILE, LEARNT_SAVE, LEARNT_EXPORT, LESSON_FILE = "cards.npz", "index_classifier.pt", "index_classifier.onnx", "lesson.json"
+#: The classifier a lesson is learning, before it is kept.
+LEARNING_FILE = "learning.pt"
 SHIPPED_CLASSIFIER = Path(__file__).resolve().parents[1] / "models" / "index_classifier.pt"
 
 
@@ -235,7 +237,7 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
         raise DeckLearningError(f"the reader needs at least {MIN_CARDS} taught cards to learn a deck, "
                                 f"and has {len(labels)}: teach it more")
     check = held_back(labels, pictures)
-    learning = folder / "learning.pt"
+    learning = folder / LEARNING_FILE
     started = datetime.now(timezone.utc)
     fine_tune(contexts[~check], labels[~check], base, learning, minutes, passes, log=log)
     truth = labels[check]
@@ -273,7 +275,19 @@ def learnt_classifier(folder: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def forget_deck(folder: Path) -> None:
-    """Remove what was learnt (the taught cards stay in the database)."""
-    for name in (LEARNT_SAVE, LEARNT_EXPORT, LESSON_FILE, CARDS_FILE):
-        (Path(folder) / name).unlink(missing_ok=True)
+def forget_deck(folder: Path) -> list[str]:
+    """Remove what was learnt (the taught cards stay in the database): the reader's export first,
+    then the rest and what a lesson cut short left behind; each file is tried whatever happened to
+    the others. What could not be removed, each as ``"path (why)"``; empty when all went."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return [] if not folder.exists() else [f"{folder} (not a folder)"]
+    names = [LEARNT_EXPORT, LESSON_FILE, LEARNT_SAVE, CARDS_FILE, LEARNING_FILE]
+    names += sorted(path.name for path in folder.glob("*.partial*"))
+    failed = []
+    for name in names:
+        try:
+            (folder / name).unlink(missing_ok=True)
+        except OSError as error:
+            failed.append(f"{folder / name} ({error.strerror or error})")
+    return failed

@@ -113,8 +113,15 @@ def use_learnt_deck(reader, folder: Path) -> str:
 
 
 def shipped_reader_classifier():
-    """The shipped classifier as the reader runs it (the table's deck forgotten)."""
-    return _reader_classifier(_shipped_classifier())
+    """The shipped classifier as the reader runs it (the table's deck forgotten): the export a fresh
+    start pairs with the default detector (the int8 one beside an int8 detector)."""
+    from vision.detector import BACKENDS, CLASSIFIER_NAME
+    from vision.index_classifier import INT8_SUFFIX
+    from vision.weights import OPENVINO_INT8, default_weights
+
+    detector = default_weights(BACKENDS[0])
+    int8 = detector.name.endswith((INT8_SUFFIX, OPENVINO_INT8))
+    return _reader_classifier(detector.parent / (CLASSIFIER_NAME + (INT8_SUFFIX if int8 else ".onnx")))
 
 
 def thumbnail(frame_bgr: np.ndarray, box: np.ndarray) -> QPixmap:
@@ -219,11 +226,14 @@ class DeckLearner(QObject):
         contexts, labels, pictures = [], [], []
         for code, png, picture in taught:
             try:
-                contexts.append(decode_crop(png))
-                labels.append(label_of(code))
-            except ValueError:  # a damaged picture, a name no card has: not learnt
+                context, label, number = decode_crop(png), label_of(code), int(picture)
+                if not 0 <= number < 2 ** 62:
+                    raise ValueError(f"picture number {number}")
+            except (ValueError, TypeError, OverflowError):  # a damaged picture, a name no card has: not learnt
                 continue
-            pictures.append(picture)
+            contexts.append(context)
+            labels.append(label)
+            pictures.append(number)
         try:
             save_cards(self.folder, np.array(contexts, np.uint8).reshape(-1, CONTEXT, CONTEXT, 3),
                        np.array(labels, np.int64), np.array(pictures, np.int64))
@@ -235,7 +245,7 @@ class DeckLearner(QObject):
         self.process.setWorkingDirectory(str(PROJECT_ROOT))
         self.process.finished.connect(self._done)
         self.process.errorOccurred.connect(self._failed_to_start)
-        self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder),
+        self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder), "--stop-with-parent",
                                             "--minutes", f"{self.minutes:g}", "--passes", f"{self.passes:g}"])
 
     def stop(self) -> None:

@@ -787,12 +787,16 @@ class MainWindow(QMainWindow):
         from vision.deck_learning import forget_deck
 
         self.learner.stop()
-        if not self._keep("that the taught cards are forgotten", self.store.forget_taught_cards):
-            return
-        forget_deck(self.deck)
+        left = forget_deck(self.deck)  # what was learnt first: the taught cards go only if it went
         self.teacher.forget_classifier()
         if self.live is not None:
             self.live.use_classifier(shipped_reader_classifier())
+        if left:
+            self.statusBar().showMessage("The card reader reads as it was shipped, but what it learnt could not all "
+                                         f"be removed: {'; '.join(left)}. Your taught cards are kept.")
+            return
+        if not self._keep("that the taught cards are forgotten", self.store.forget_taught_cards):
+            return
         self.statusBar().showMessage("The card reader has forgotten your deck and reads as it was shipped.")
 
     def _on_frame(self, image: QImage) -> None:

@@ -447,7 +447,7 @@ class Store:
 
     def taught_cards(self) -> list[tuple[str, bytes, int]]:
         """Every taught card as (code, PNG crop, picture number), in the order taught."""
-        return [(code, bytes(crop), picture) for code, crop, picture
+        return [(code, crop if isinstance(crop, bytes) else str(crop).encode(), picture) for code, crop, picture
                 in self._db.execute("SELECT code, crop, picture FROM taught_cards ORDER BY id")]
 
     def taught_card_count(self) -> int:

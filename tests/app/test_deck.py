@@ -105,7 +105,7 @@ def test_a_lesson_learnt_in_the_background_reads_the_next_frames_and_the_next_st
     assert again.store.taught_card_count() == 0 and not (deck_folder(path) / LEARNT_EXPORT).exists()
     with qtbot.waitSignal(again.live.reading, timeout=30_000):
         again.live.offer(0, table)
-    assert again.reader.detector.classifier.weights.name == "index_classifier.onnx"
+    assert again.reader.detector.classifier.weights.name == "index_classifier.int8.onnx"  # as a fresh start
     assert again.reader.detector.classifier.weights != deck_folder(path) / LEARNT_EXPORT
     again.close()
     again.store.close()
@@ -148,3 +148,73 @@ def test_a_deck_folder_that_cannot_be_written_is_reported_not_raised(qtbot, tmp_
     lesson, message = done.args
     assert lesson is None and not learner.busy
     assert message.startswith(f"The reader could not learn your deck: its cards could not be written to {blocked}")
+
+
+def test_forgetting_a_deck_whose_files_cannot_all_go_says_so_and_keeps_the_taught_cards(qtbot, tmp_path, monkeypatch):
+    """The reader's export goes first, each file is tried, and the taught cards stay unless all went:
+    a lesson's leftovers go too, and the reader runs the classifier a fresh start runs."""
+    path = tmp_path / "sheet.sqlite3"
+    deck = deck_folder(path)
+    deck.mkdir(parents=True)
+    for name in (LEARNT_EXPORT, "lesson.json", "learning.pt", "index_classifier.onnx.partial"):
+        (deck / name).write_bytes(b"learnt")
+    (deck / "index_classifier.pt").mkdir()  # what can't be removed as a file
+    window = window_on(qtbot, path)
+    window.store.add_taught_cards([("KH", b"png")])
+    used = []
+    monkeypatch.setattr(window.live, "use_classifier", used.append)
+    window.forget_learnt_deck()
+    told = window.statusBar().currentMessage()
+    assert "could not all be removed" in told and "index_classifier.pt" in told and "taught cards are kept" in told
+    assert sorted(p.name for p in deck.iterdir()) == ["index_classifier.pt"]
+    assert window.store.taught_card_count() == 1
+    assert used[0].weights == window.reader.detector.classifier.weights  # as a fresh start reads
+    (deck / "index_classifier.pt").rmdir()
+    window.forget_learnt_deck()
+    assert window.statusBar().currentMessage().startswith("The card reader has forgotten your deck")
+    assert window.store.taught_card_count() == 0
+
+
+def test_taught_cards_of_the_wrong_type_are_left_out_of_a_lesson(qtbot, tmp_path):
+    blocked = tmp_path / "deck"
+    blocked.write_text("a file where the deck folder should be")  # the lesson stops at writing its cards
+    learner = DeckLearner(blocked)
+    good = encode_crop(np.zeros((CONTEXT, CONTEXT, 3), np.uint8))
+    with qtbot.waitSignal(learner.finished, timeout=5_000) as done:
+        learner.start([("KH", good, 1), ("KH", good, "two"), ("KH", "not bytes", 1), ("KH", good, 2 ** 70)])
+    assert done.args[1].startswith("The reader could not learn your deck: its cards could not be written")
+
+
+def test_a_lesson_ends_when_the_app_that_started_it_is_killed(tmp_path):
+    """Killed, the app can't stop its lesson: the lesson watches for it (learn-deck --stop-with-parent)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    child = ("import time, vision.__main__ as m; m.stop_with_parent(0.1); "
+             "open(r'%s', 'w').write('started'); time.sleep(60)" % (tmp_path / "started"))
+    app = subprocess.Popen([sys.executable, "-c",
+                            "import subprocess, sys, time; "
+                            f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); print(p.pid, flush=True); "
+                            "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    lesson = int(app.stdout.readline())
+    for _ in range(100):
+        if (tmp_path / "started").exists():
+            break
+        time.sleep(0.1)
+    assert (tmp_path / "started").exists()
+    time.sleep(0.3)
+    os.kill(lesson, 0)  # the lesson runs while the app does
+    os.kill(app.pid, signal.SIGKILL)
+    app.wait()
+    for _ in range(50):
+        try:
+            os.kill(lesson, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(lesson, signal.SIGKILL)
+        pytest.fail("the lesson outlived the app that started it")

@@ -21,7 +21,7 @@ from companion import TEAMS, HandFileError, Meld, parse_cards
 from .cards_ui import REMOVE, CardRow, ask_card
 from .draft import HandDraft, Place
 from .game import Game
-from .words import as_title
+from .words import as_title, where_written
 
 
 def place_title(draft: HandDraft, team: str, place: Place) -> str:
@@ -95,7 +95,7 @@ class EndOfHandDialog(QDialog):
         row.addWidget(QLabel("Went out:"))
         self.went_out_group = QButtonGroup(self)
         self.went_out_buttons: dict[str | None, QRadioButton] = {}
-        choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [(None, "nobody (the stock ran out)")]
+        choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [(None, "nobody (the draw pile ran out)")]
         for key, text in choices:
             button = self.went_out_buttons[key] = QRadioButton(text)
             button.setChecked(self.draft.went_out == key)
@@ -195,7 +195,7 @@ class EndOfHandDialog(QDialog):
             check = f"Check, {names[self.draft.went_out]} went out:" if self.draft.went_out else "Check:"
             warnings = "".join(
                 f"<p style='color:#9a5b00'><b>{html.escape(check)}</b> "
-                f"{html.escape(w.message.replace('team A', names['A']).replace('team B', names['B']))} ({html.escape(w.source)})</p>"
+                f"{html.escape(w.message.replace('team A', names['A']).replace('team B', names['B']))} ({html.escape(where_written(w.source))})</p>"
                 for w in self.game.warnings(self.draft.to_hand(), self.position)
             )
             self.breakdown.setText(warnings + breakdown_html(self.report, self.game.team_names))

@@ -39,7 +39,7 @@ from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
 from .video_view import TABLE, VideoView
-from .words import as_title
+from .words import as_title, where_written
 
 from vision.deck_learning import learnt_classifier
 from vision.reading import SURE
@@ -189,7 +189,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.broken_rule)
         column.addWidget(self.camera_advice)
         self.turn_button = QPushButton("The turn card was drawn (T)")
-        self.turn_button.setToolTip("Press T when the camera can't see the stock and someone draws the turn card")
+        self.turn_button.setToolTip("Press T when the camera can't see the draw pile and someone draws the turn card")
         self.turn_button.clicked.connect(self.turn_card_drawn)
         column.addWidget(self.turn_button)
         score = QPushButton("Score hand (S)")
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
             ("&Turn card drawn", "T", self.turn_card_drawn),
             ("&New game", "Ctrl+N", self.new_game),
             ("&Past games…", "Ctrl+O", self.past_games),
-            ("Se&ttings…", "Ctrl+,", self.edit_settings),
+            ("Setti&ngs…", "Ctrl+,", self.edit_settings),
         ):
             action = QAction(text, self)
             action.setShortcut(QKeySequence(shortcut))
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
 
     def _show_broken(self, violations) -> None:
         """Say in red which rules the table breaks, and where each is written (none: clear it)."""
-        self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({v.source})" for v in violations))
+        self.broken_rule.setText("\n".join(f"Not allowed: {v.message} ({where_written(v.source)})" for v in violations))
 
     def turn_card_drawn(self) -> None:
         """The one-key fallback when the camera can't see the stock (Modern American only)."""
@@ -895,7 +895,7 @@ class PastGamesDialog(QDialog):
             state = f"finished {game.finished[:10]}" if game.finished else "in play"
             item = QListWidgetItem(
                 f"{game.created[:16].replace('T', ' ')} — {game.team_names['A']} v {game.team_names['B']} "
-                f"— {game.hand_count} hands, {state}"
+                f"— {game.hand_count} hand{'' if game.hand_count == 1 else 's'}, {state}"
             )
             item.setData(Qt.UserRole, game.id)
             self.list.addItem(item)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion import HandState, Opened
 
-from .words import card_face
+from .words import card_face, where_written
 
 
 def opening_line(state: HandState, team: str) -> str:
@@ -22,7 +22,7 @@ def meld_lines(state: HandState, team: str) -> list[str]:
     problems = state.meld_problems(team)
     lines = []
     for meld, broken in zip(melds, problems):
-        why = f" — not allowed: {broken[0].message} ({broken[0].source})" if broken else ""
+        why = f" — not allowed: {broken[0].message} ({where_written(broken[0].source)})" if broken else ""
         lines.append(meld.describe() + why)
     return lines or ["no melds yet"]
 
@@ -42,9 +42,10 @@ def team_lines(state: HandState, team: str) -> dict[str, list[str]]:
 
 def _canasta_count(canastas: int, needed: int) -> str:
     """Seed 000 §Going out: two canastas; classic one (seed 001 §Going out)."""
+    if needed == 1:
+        return f"{canastas} (one is needed to go out)"
     if canastas >= needed:
-        made = f"the {needed} needed to go out are made" if needed > 1 else "the one needed to go out is made"
-        return f"{canastas} ({made})"
+        return f"{canastas} (the {needed} needed to go out are made)"
     return f"{canastas} of the {needed} needed to go out"
 
 

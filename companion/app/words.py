@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from companion import Card
 from companion.cards import SUIT_NAMES
 
@@ -25,3 +27,22 @@ def card_name(code: str) -> str:
 def as_title(name: str) -> str:
     """A team name for a button or box title, where Qt would read "&" as a keyboard shortcut."""
     return name.replace("&", "&&")
+
+
+#: The three rule books the game follows, as players know them (README, "The rules, and where they
+#: come from"): 000 a Modern American rules guide, 001 pagat.com's canasta page, 002 the rules
+#: summary of an online Modern American game.
+RULE_BOOKS = {"000": "rules guide", "001": "Pagat's canasta rules", "002": "online game's rules"}
+
+
+def where_written(source: str) -> str:
+    """Where a rule is written, as players read it: ``"seed 000 §Sevens"`` is ``"rules guide:
+    Sevens"``; a table rule is a setting of theirs.
+
+    >>> where_written("seed 000 §Taking the pack to open; seed 002 §Taking the discard pile")
+    "rules guide: Taking the pack to open; online game's rules: Taking the discard pile"
+    >>> where_written("seed 000 §Natural and mixed melds (table rule wild_card_threshold)")
+    'rules guide: Natural and mixed melds (your table rules, in Settings)'
+    """
+    text = re.sub(r"(?:seed )?(\d{3}) §", lambda m: f"{RULE_BOOKS.get(m.group(1), m.group(1))}: ", source)
+    return re.sub(r"table rule \w+", "your table rules, in Settings", text)

@@ -94,6 +94,7 @@ def test_a_special_hand_is_how_its_team_goes_out(qtbot, store):
     assert "Check, Cy &amp; Di went out:" not in dialog.breakdown.text()
     dialog.went_out_buttons[None].setChecked(True)
     text = dialog.breakdown.text()
-    assert "<b>Check:</b> The special hand of Cy &amp; Di ends the hand: Cy &amp; Di went out with it." in text
+    assert ("<b>Check:</b> The special hand of Cy &amp; Di ends the hand: Cy &amp; Di went out with it. "
+            "(rules guide: Special hands)") in text
     dialog._set_special("A", "pairs")  # Ann & Bob still have their canasta of kings
     assert "A special hand is the only meld of Ann &amp; Bob" in dialog.breakdown.text()

@@ -303,7 +303,7 @@ def test_a_classic_game_s_panel_has_no_dead_ranks_or_turn_card(qtbot, tmp_path, 
     assert w.dead_ranks.isHidden() and w.turn_card.isHidden() and w.turn_button.isHidden()
     w.turn_card_drawn()
     assert not w.state.events and not w.state.turn_card.drawn
-    assert "0 of the 1 needed to go out" in w.team_panels["A"].text.text()
+    assert "0 (one is needed to go out)" in w.team_panels["A"].text.text()
     closed(w)
     modern = Store(tmp_path / "m.sqlite3")
     w = MainWindow(modern, start_video=False)

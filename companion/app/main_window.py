@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel,
-    QListWidget, QListWidgetItem, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QToolBar, QVBoxLayout,
-    QWidget,
+    QListWidget, QListWidgetItem, QMainWindow, QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolBar,
+    QVBoxLayout, QWidget,
 )
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
@@ -57,7 +57,7 @@ OPEN_FILE = "open"
 RECENT_CORNERS = 60
 SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) so that each team's area "
                "covers where that team lays its melds, threes and canasta piles. Leave the discard pile "
-               "and the stock in the strip between them.")
+               "and the draw pile in the strip between them.")
 
 
 #: Asked of players while no team areas (nor the table's corners) are set up for the picture. Without
@@ -69,10 +69,9 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: round, 226 with the picture's lower half for team A, 477 with the areas drawn around each team's
 #: cards.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
-                "their cards face, and outlines each side on the picture with its team's name once enough "
-                "cards are down. If it names them the wrong way round, press “Swap the sides” (W). On test "
-                "videos it followed three plays in five so, and three in four with the areas: press “Set up "
-                "table areas” and drag each team's area over where it lays its melds and threes.")
+                "their cards face and names each side on the picture; if it names them the wrong way round, "
+                "press “Swap the sides” (W). It reads better with the areas: press “Set up table areas” and "
+                "drag each team's area over where it lays its melds and threes.")
 
 
 def setup_beside(video: Path) -> dict | None:
@@ -178,8 +177,10 @@ class MainWindow(QMainWindow):
 
     # -------------------------------------------------------------------------------- building
     def _table_tab(self) -> QWidget:
-        side = QWidget()
-        column = QVBoxLayout(side)
+        # What the panel says scrolls where it is longer than the window (a broken rule and camera
+        # advice besides both teams' melds); the two buttons stay in sight below it.
+        info = QWidget()
+        column = QVBoxLayout(info)
         for panel in self.team_panels.values():
             column.addWidget(panel, 1)
         for label in (self.dead_ranks, self.turn_card):
@@ -188,6 +189,15 @@ class MainWindow(QMainWindow):
             column.addWidget(label)
         column.addWidget(self.broken_rule)
         column.addWidget(self.camera_advice)
+        scroll = QScrollArea()
+        scroll.setWidget(info)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(320)
+        side = QWidget()
+        column = QVBoxLayout(side)
+        column.addWidget(scroll, 1)
         self.turn_button = QPushButton("The turn card was drawn (T)")
         self.turn_button.setToolTip("Press T when the camera can't see the draw pile and someone draws the turn card")
         self.turn_button.clicked.connect(self.turn_card_drawn)
@@ -206,6 +216,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([1000, 400])  # the picture first; the panel about as wide as its lines want
         return splitter
 
     def _set_up_bar(self) -> QFrame:

@@ -21,7 +21,7 @@ from companion import TEAMS, HandFileError, Meld, parse_cards
 from .cards_ui import REMOVE, CardRow, ask_card
 from .draft import HandDraft, Place
 from .game import Game
-from .words import as_title, where_written
+from .words import as_title, special_hand_name, where_written
 
 
 def place_title(draft: HandDraft, team: str, place: Place) -> str:
@@ -138,7 +138,7 @@ class EndOfHandDialog(QDialog):
         choice = QComboBox()
         choice.addItem("no special hand", None)
         for name in self.game.rules.special_hands:
-            choice.addItem("special hand: " + name.replace("_", " "), name)
+            choice.addItem("special hand: " + special_hand_name(name), name)
         choice.setCurrentIndex(max(0, choice.findData(self.draft.teams[team]["special_hand"])))
         choice.currentIndexChanged.connect(lambda _: self._set_special(team, choice.currentData()))
         return choice

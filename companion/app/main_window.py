@@ -239,8 +239,8 @@ class MainWindow(QMainWindow):
         for label, tip, slot in (
             ("Done", "Use these areas from now on (kept for this camera or video)", self.finish_set_up),
             ("Reset to default", "Forget the areas and the corners: the card reader tells the sides apart by "
-                                 "which way the cards face, team A's the one nearer the bottom of the picture "
-                                 "(“Swap the sides” names them the other way)",
+                                 "which way the cards face, the first team's the one nearer the bottom of the "
+                                 "picture (“Swap the sides” names them the other way)",
              self.reset_set_up),
             ("Cancel", "Keep the areas as they were", self.cancel_set_up),
         ):
@@ -672,7 +672,8 @@ class MainWindow(QMainWindow):
         self._set_up_shown(False)
         self.use_table_setup(TableSetup(), keep=True)
         self.statusBar().showMessage("Team areas cleared: the card reader tells the sides apart by which way the "
-                                     "cards face, team A's the one nearer the bottom of the picture.")
+                                     f"cards face, {self.game.team_names['A']} on the side nearer the bottom of the "
+                                     "picture (“Swap the sides” names them the other way).")
 
     def swap_sides(self) -> None:
         """Players say the camera takes each team's cards for the other's: the set-up names the sides

@@ -17,6 +17,7 @@ from companion.table_rules import SPECIAL_HAND_NAMES, Setting
 
 from .cameras import Camera
 from .settings import DEMO, THRESHOLD_RANGE, VIDEO_FILE, AppSettings
+from .words import special_hand_name
 
 NONE_WORDS = {"wild_card_threshold": "no limit", "game_target": "the variant's own"}
 
@@ -111,7 +112,7 @@ class SettingsDialog(QDialog):
             grid.setContentsMargins(0, 0, 0, 0)
             checks = {}
             for i, name in enumerate(SPECIAL_HAND_NAMES):
-                checks[name] = QCheckBox(name.replace("_", " "))
+                checks[name] = QCheckBox(special_hand_name(name))
                 checks[name].setChecked(name in value)
                 grid.addWidget(checks[name], i // 4, i % 4)
             self.rule_inputs[setting.name] = checks

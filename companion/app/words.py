@@ -46,3 +46,10 @@ def where_written(source: str) -> str:
     """
     text = re.sub(r"(?:seed )?(\d{3}) §", lambda m: f"{RULE_BOOKS.get(m.group(1), m.group(1))}: ", source)
     return re.sub(r"table rule \w+", "your table rules, in Settings", text)
+
+
+def special_hand_name(name: str) -> str:
+    """A special hand's name as players write it: ``"miami_pairs"`` is ``"Miami pairs"``, ``"zip_code"``
+    ``"zip code"``."""
+    words = name.replace("_", " ")
+    return words.replace("miami", "Miami")

@@ -295,7 +295,7 @@ class MainWindow(QMainWindow):
         for text, shortcut, slot in (
             ("&Score hand", "S", self.score_hand),
             ("&Turn card drawn", "T", self.turn_card_drawn),
-            ("&New game", "Ctrl+N", self.new_game),
+            ("&New game", "Ctrl+N", self.ask_new_game),
             ("&Past games…", "Ctrl+O", self.past_games),
             ("Setti&ngs…", "Ctrl+,", self.edit_settings),
         ):
@@ -425,6 +425,23 @@ class MainWindow(QMainWindow):
             return
         self._saved_events = len(self.state.events)
 
+    def _may_leave_the_hand(self, going: str) -> bool:
+        """Whether players mean to leave the hand on the table unscored (asked only when one is under
+        way): a game's hands stay on its sheet, but only one hand in progress is kept."""
+        plays = len(self.state.events)
+        if not plays:
+            return True
+        asked = QMessageBox.question(
+            self, f"{going}?",
+            f"{going}? The hand on the table ({plays} play{'s' if plays > 1 else ''} so far) is not on the score "
+            "sheet yet and will not be kept. The hands already on the sheet stay in Past games.")
+        return asked == QMessageBox.Yes
+
+    def ask_new_game(self) -> None:
+        """Game ▸ New game: a new game, once players confirm leaving a hand under way."""
+        if self._may_leave_the_hand("Start a new game"):
+            self.new_game()
+
     def new_game(self) -> None:
         try:
             game = self._start_game()
@@ -437,6 +454,8 @@ class MainWindow(QMainWindow):
         dialog = PastGamesDialog(self.store, self)
         # The game being played, chosen again, goes on with the hand on its table.
         if dialog.exec() == QDialog.Accepted and dialog.chosen not in (None, self.game.id):
+            if not self._may_leave_the_hand("Open another game"):
+                return
             try:
                 game = Game.load(self.store, dialog.chosen)
             except DamagedGame as error:

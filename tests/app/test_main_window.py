@@ -333,3 +333,24 @@ def test_ok_in_the_settings_leaves_a_past_game_s_names_and_rules_as_they_are(qtb
     again = Game.load(store, past.id)
     assert again.team_names == {"A": "Ann & Bob", "B": "Cy & Di"} and again.variant == "classic"
     assert again.rules == TableRules(game_target=2500) and w.settings.threshold == 0.3
+
+
+def test_a_new_game_asks_first_when_a_hand_is_under_way(qtbot, store, monkeypatch):
+    """Only one hand in progress is kept: leaving one unscored is the players' choice, asked."""
+    from PySide6.QtWidgets import QMessageBox
+
+    w = window(qtbot, store)
+    first = w.game.id
+    asked = []
+    answer = [QMessageBox.No]
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2]) or answer[0])
+    w.ask_new_game()  # nothing played yet: no question
+    assert not asked and w.game.id != first
+    second = w.game.id
+    w.turn_card_drawn()
+    w.ask_new_game()
+    assert "The hand on the table (1 play so far) is not on the score sheet yet" in asked[0]
+    assert w.game.id == second and w.state.turn_card.drawn
+    answer[0] = QMessageBox.Yes
+    w.ask_new_game()
+    assert w.game.id not in (first, second) and not w.state.events

@@ -27,6 +27,11 @@ class Setting:
     choices: tuple | None
     sources: str
     reason: str
+    #: The setting as players ask it, for the settings dialog.
+    title: str = ""
+    #: False: the table's way, recorded; nothing the camera sees is checked against it (it is about
+    #: the cards in players' hands or what they say).
+    checked: bool = True
 
 
 SETTINGS: dict[str, Setting] = {
@@ -35,9 +40,9 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "wild_card_threshold", 5, (2, 3, 5, None),
             "000 §Natural and mixed melds: after opening a wild card joins only a meld with five "
-            "natural cards, 'two, three and five are all in use'; 002 §Adding wild cards: five. "
-            "None means no limit.",
+            "natural cards, 'two, three and five are all in use'; 002 §Adding wild cards: five.",
             "the rule of five is the League's rule and the one both Modern seeds state first",
+            title="Natural cards a meld needs before a wild card joins it, after opening",
         ),
         Setting(
             "swad_when_stuck", "take_back_melds", ("take_back_melds", "discard_swad"),
@@ -45,55 +50,66 @@ SETTINGS: dict[str, Setting] = {
             "first; other teachers let you discard one when aces, 7s and dead cards are all you "
             "hold (002 §Discarding says the same).",
             "the League's rule, as 000 gives it first",
+            title="When sevens, wild cards, aces and dead cards are all you could discard",
+            checked=False,
         ),
         Setting(
             "open_with_wild_meld", False, (False, True),
             "000 §Counting an opening: 'some tables also let a team open with a meld of at least "
             "three wild cards in place of the clean triple'; 002 §First meld allows it.",
             "000 states the clean triple as the rule and the wild meld as a variation",
+            title="A meld of three wild cards may stand in for the clean triple in an opening",
         ),
         Setting(
             "dead_rank_on", "any_canasta", ("any_canasta", "natural_canasta"),
             "000 §Dead cards: any finished canasta closes its rank; 002 §Melds: only a natural "
             "canasta does.",
             "000 is the rules guide and checks each rule against several published sources",
+            title="A rank is dead once a team finishes",
         ),
         Setting(
             "unfinished_four_joker_penalty", 2500, (2500, 2000),
             "001 §How Modern American scores and 002 §Penalties: an unfinished wild meld with all "
-            "four jokers costs 2,500 instead of 2,000; 000 does not mention it.",
+            "four jokers costs 2,500 instead of 2,000; 000 §Special melds speaks of big penalties without a figure.",
             "two seeds say 2,500 and none says otherwise",
+            title="An unfinished wild-card meld with all four jokers costs",
         ),
         Setting(
             "special_hands", SPECIAL_HAND_NAMES, None,
             "000 §Special hands lists ten hands (the League's list) and says many tables play only "
-            "some; 002 plays none. The value is the tuple of hands your table plays.",
+            "some; 002 plays none.",
             "000's full list",
+            title="Special hands your table plays",
         ),
         Setting(
             "garbage_value", 3000, (3000, 2500, 2000),
             "000 §Special hands: garbage 3,000; 001 §How Modern American scores: special hands "
             "2,000 to 3,000.",
             "000's value",
+            title="Garbage is worth",
         ),
         Setting(
             "special_hand_after_partner_opens", False, (False, True),
             "000 §Special hands: 'some tables also give you one more turn to try for a special hand "
             "after your partner opens'.",
             "000 states special hands as possible only before the team opens",
+            title="One more turn to lay a special hand after your partner opens",
         ),
         Setting(
             "game_target", None, (None, 2500, 5000, 7500, 8500, 10000),
             "000 §Winning the game and 001 §Classic and Modern American: 8,500 for Modern American; "
             "001 §Scoring: 5,000 for classic; 002 §Winning score: the setup can choose 2,500, 5,000, "
-            "7,500 or 10,000. None means the variant's own target.",
+            "7,500 or 10,000.",
             "the variant's own target: 8,500 Modern American (all three seeds), 5,000 classic (001)",
+            title="The game is won at",
         ),
         Setting(
             "ask_partner_to_go_out", False, (False, True),
             "000 §Going out: many players ask their partner first, agree at the start; 002: you may "
             "ask once a hand, straight after drawing, and a no stops you that turn.",
             "asking is a courtesy in 000, not a rule",
+            title="Players ask their partner before going out",
+            checked=False,
         ),
         Setting(
             "pack_onto_meld", "pair_and_three_or_four", ("pair_and_three_or_four", "top_card_alone"),
@@ -101,26 +117,30 @@ SETTINGS: dict[str, Setting] = {
             "top card to a meld; Canasta Connection and Pagat allow it only with a natural pair and "
             "a meld of three or four cards (002 §Taking the discard pile agrees).",
             "two of 000's sources and 002 agree",
+            title="Taking the pack onto a meld of yours on the table",
         ),
         Setting(
             "canasta_from_hand_needs_no_minimum", False, (False, True),
             "002 §First meld: 'a canasta melded straight from hand needs no minimum'; 000 and 001 "
             "do not say so.",
             "only one seed has it",
+            title="A canasta laid straight from hand needs no opening minimum",
         ),
         Setting(
             "mixed_aces_take_wild", False, (False, True),
             "000 §Aces: aces opened with a wild card in them are 'simply a mixed meld' and score "
             "like one, and a meld of aces that starts natural never takes a wild card; 002 §Rule "
-            "changes: 'Aces take wild cards only in the first meld'. True lets a mixed meld of aces "
-            "take more by the rule of five, as other mixed melds do (000 §Natural and mixed melds).",
+            "changes: 'Aces take wild cards only in the first meld'. Yes: a mixed meld of aces takes "
+            "more by the rule of five, as other mixed melds do (000 §Natural and mixed melds).",
             "002 says so outright; 000 does not say that a mixed meld of aces takes more",
+            title="Aces opened with a wild card in them may take more wild cards",
         ),
         Setting(
             "classic_more_naturals_than_wilds", False, (False, True),
             "Classic only. 001 §Melds and canastas: at least two natural cards and at most three "
             "wild cards; 002 §Melds (standard canasta): more natural cards than wild cards.",
             "001 is the classic rule book among the seeds",
+            title="Classic only: each meld has more natural than wild cards",
         ),
     )
 }

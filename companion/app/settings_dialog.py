@@ -17,9 +17,16 @@ from companion.table_rules import SPECIAL_HAND_NAMES, Setting
 
 from .cameras import Camera
 from .settings import DEMO, THRESHOLD_RANGE, VIDEO_FILE, AppSettings
-from .words import special_hand_name
+from .words import special_hand_name, where_written
 
 NONE_WORDS = {"wild_card_threshold": "no limit", "game_target": "the variant's own"}
+#: Choices in players' words.
+CHOICE_WORDS = {
+    "take_back_melds": "take back melded cards, the last melded first", "discard_swad": "discard one of them",
+    "any_canasta": "any canasta of it", "natural_canasta": "a natural canasta of it",
+    "pair_and_three_or_four": "with a natural pair, while the meld has three or four cards",
+    "top_card_alone": "the top card alone may join it",
+}
 
 
 def shown(setting: Setting, value: Any) -> str:
@@ -30,7 +37,7 @@ def shown(setting: Setting, value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, tuple):
         return "all" if value == SPECIAL_HAND_NAMES else ", ".join(value) or "none"
-    return f"{value:,}" if isinstance(value, int) else str(value).replace("_", " ")
+    return f"{value:,}" if isinstance(value, int) else CHOICE_WORDS.get(value, str(value).replace("_", " "))
 
 
 class SettingsDialog(QDialog):
@@ -94,12 +101,16 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
 
     def _add_rule_row(self, row: int, setting: Setting, value: Any) -> None:
-        name = QLabel(f"<b>{setting.name.replace('_', ' ').capitalize()}</b>")
+        name = QLabel(f"<b>{html.escape(setting.title)}</b>")
+        name.setWordWrap(True)
+        name.setToolTip(setting.name)  # the name hand files and the score command use
         self.rule_grid.addWidget(name, 2 * row, 0, Qt.AlignTop)
         self.rule_grid.addWidget(self._rule_input(setting, value), 2 * row, 1, Qt.AlignTop)
+        unchecked = ("" if setting.checked else " The camera can't see players' hands or hear them, so the app "
+                     "keeps this for your table and checks nothing against it.")
         about = QLabel(
-            f"Default: <b>{html.escape(shown(setting, setting.default))}</b> ({html.escape(setting.reason)}). "
-            f"<span style='color:#555'>{html.escape(setting.sources)}</span>"
+            f"Default: <b>{html.escape(shown(setting, setting.default))}</b> ({html.escape(where_written(setting.reason))}).{unchecked} "
+            f"<span style='color:#555'>{html.escape(where_written(setting.sources))}</span>"
         )
         about.setWordWrap(True)
         about.setStyleSheet("font-size: 11px; margin-bottom: 8px;")

@@ -43,8 +43,12 @@ def where_written(source: str) -> str:
     "rules guide: Taking the pack to open; online game's rules: Taking the discard pile"
     >>> where_written("seed 000 §Natural and mixed melds (table rule wild_card_threshold)")
     'rules guide: Natural and mixed melds (your table rules, in Settings)'
+    >>> where_written("000 §Special hands: garbage 3,000; 002 plays none")
+    "rules guide: Special hands: garbage 3,000; online game's rules plays none"
     """
     text = re.sub(r"(?:seed )?(\d{3}) §", lambda m: f"{RULE_BOOKS.get(m.group(1), m.group(1))}: ", source)
+    # "002 plays none", but not the thousands of "2,000"
+    text = re.sub(r"(?<![\d,.])\b(00[0-2])\b", lambda m: RULE_BOOKS[m.group(1)], text)
     return re.sub(r"table rule \w+", "your table rules, in Settings", text)
 
 

@@ -126,7 +126,8 @@ def test_settings_show_every_table_rule_with_its_default_and_sources(qtbot):
     qtbot.addWidget(dialog)
     assert set(dialog.rule_inputs) == set(SETTINGS)
     text = " ".join(label.text() for label in dialog.findChildren(type(dialog.error)))
-    assert "Default: <b>5</b>" in text and "000 §Dead cards" in text
+    assert "Default: <b>5</b>" in text and "rules guide: Dead cards" in text
+    assert "checks nothing against it" in text and "A rank is dead once a team finishes" in text
 
 
 def test_a_damaged_database_is_put_aside_only_when_the_players_say_so(tmp_path):

@@ -41,7 +41,7 @@ SETTINGS: dict[str, Setting] = {
             "wild_card_threshold", 5, (2, 3, 5, None),
             "000 §Natural and mixed melds: after opening a wild card joins only a meld with five "
             "natural cards, 'two, three and five are all in use'; 002 §Adding wild cards: five.",
-            "the rule of five is the League's rule and the one both Modern seeds state first",
+            "the rule of five is the League's rule and the one both Modern American rule books state first",
             title="Natural cards a meld needs before a wild card joins it, after opening",
         ),
         Setting(
@@ -71,7 +71,7 @@ SETTINGS: dict[str, Setting] = {
             "unfinished_four_joker_penalty", 2500, (2500, 2000),
             "001 §How Modern American scores and 002 §Penalties: an unfinished wild meld with all "
             "four jokers costs 2,500 instead of 2,000; 000 §Special melds speaks of big penalties without a figure.",
-            "two seeds say 2,500 and none says otherwise",
+            "two rule books say 2,500 and none says otherwise",
             title="An unfinished wild-card meld with all four jokers costs",
         ),
         Setting(
@@ -100,7 +100,7 @@ SETTINGS: dict[str, Setting] = {
             "000 §Winning the game and 001 §Classic and Modern American: 8,500 for Modern American; "
             "001 §Scoring: 5,000 for classic; 002 §Winning score: the setup can choose 2,500, 5,000, "
             "7,500 or 10,000.",
-            "the variant's own target: 8,500 Modern American (all three seeds), 5,000 classic (001)",
+            "the variant's own target: 8,500 Modern American (all three rule books), 5,000 classic (001)",
             title="The game is won at",
         ),
         Setting(
@@ -123,7 +123,7 @@ SETTINGS: dict[str, Setting] = {
             "canasta_from_hand_needs_no_minimum", False, (False, True),
             "002 §First meld: 'a canasta melded straight from hand needs no minimum'; 000 and 001 "
             "do not say so.",
-            "only one seed has it",
+            "only one rule book has it",
             title="A canasta laid straight from hand needs no opening minimum",
         ),
         Setting(
@@ -139,7 +139,7 @@ SETTINGS: dict[str, Setting] = {
             "classic_more_naturals_than_wilds", False, (False, True),
             "Classic only. 001 §Melds and canastas: at least two natural cards and at most three "
             "wild cards; 002 §Melds (standard canasta): more natural cards than wild cards.",
-            "001 is the classic rule book among the seeds",
+            "001 is the classic rule book among the three",
             title="Classic only: each meld has more natural than wild cards",
         ),
     )

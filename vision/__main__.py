@@ -97,36 +97,38 @@ def _parser() -> argparse.ArgumentParser:
     learn.add_argument("--passes", type=float, default=None,
                        help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
     learn.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s: the app keeps a core)")
-    learn.add_argument("--stop-with-parent", action="store_true",
-                       help="end when the process that started it ends (the app's lessons)")
+    learn.add_argument("--stop-with-parent", type=int, metavar="PID",
+                       help="end when process PID, which started it, ends (the app passes its own)")
     learn.set_defaults(run=_run_learn_deck)
 
     detector_cli.add_commands(commands)
     return parser
 
 
-def stop_with_parent(every: float = 1.0) -> None:
-    """End this process when the one that started it ends. The app runs a lesson as a child process
-    and stops it when it closes; killed, it can't, and the lesson would go on writing into the deck
-    folder after players had moved on (a new lesson, the deck forgotten)."""
+def stop_with_parent(parent: int, every: float = 1.0) -> None:
+    """End this process when process ``parent`` (the app that started it, which passes its own id)
+    is no longer its parent: at once if it died before this was called (while Python and torch were
+    loading), else within ``every`` seconds. The app runs a lesson as a child process and stops it
+    when it closes; killed, it can't, and the lesson would go on writing into the deck folder after
+    players had moved on (a new lesson, the deck forgotten). POSIX: a child whose parent dies is
+    given another."""
     import threading
-
-    parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(every)
         os._exit(3)
 
+    if os.getppid() != parent:
+        os._exit(3)
     threading.Thread(target=watch, daemon=True, name="stop-with-parent").start()
 
 
 def _run_learn_deck(args: argparse.Namespace) -> int:
     """Prints the lesson as one JSON line (``lesson {...}``) for the app, after the training's progress."""
+    if args.stop_with_parent is not None:
+        stop_with_parent(args.stop_with_parent)
     import torch
-
-    if args.stop_with_parent:
-        stop_with_parent()
 
     from vision.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
 

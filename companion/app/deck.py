@@ -12,6 +12,7 @@ reader then uses it. *Reader → Forget our deck* goes back to the shipped class
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -245,7 +246,8 @@ class DeckLearner(QObject):
         self.process.setWorkingDirectory(str(PROJECT_ROOT))
         self.process.finished.connect(self._done)
         self.process.errorOccurred.connect(self._failed_to_start)
-        self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder), "--stop-with-parent",
+        self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder),
+                                            "--stop-with-parent", str(os.getpid()),
                                             "--minutes", f"{self.minutes:g}", "--passes", f"{self.passes:g}"])
 
     def stop(self) -> None:

@@ -21,7 +21,7 @@ from companion import TEAMS, HandFileError, Meld, parse_cards
 from .cards_ui import REMOVE, CardRow, ask_card
 from .draft import HandDraft, Place
 from .game import Game
-from .words import as_title, special_hand_name, where_written
+from .words import as_title, special_hand_name, where_written, with_names
 
 
 def place_title(draft: HandDraft, team: str, place: Place) -> str:
@@ -195,7 +195,8 @@ class EndOfHandDialog(QDialog):
             check = f"Check, {names[self.draft.went_out]} went out:" if self.draft.went_out else "Check:"
             warnings = "".join(
                 f"<p style='color:#9a5b00'><b>{html.escape(check)}</b> "
-                f"{html.escape(w.message.replace('team A', names['A']).replace('team B', names['B']))} ({html.escape(where_written(w.source))})</p>"
+                f"{html.escape(with_names(w.message, names))} "
+                f"({html.escape(where_written(w.source))})</p>"
                 for w in self.game.warnings(self.draft.to_hand(), self.position)
             )
             self.breakdown.setText(warnings + breakdown_html(self.report, self.game.team_names))

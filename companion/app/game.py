@@ -40,7 +40,8 @@ class Game:
             game = cls(store, record)
             game.sheet.rows()  # every hand scored now, not when the sheet is first drawn
         except (ValueError, TypeError, KeyError, AttributeError) as error:
-            raise DamagedGame(store.path, f"game {game_id} can't be read back ({error})") from None
+            why = str(error).split("; known:")[0]  # a rule this version does not know: not the list it knows
+            raise DamagedGame(store.path, f"game {game_id} can't be read back ({why})") from None
         return game
 
     # --------------------------------------------------------------------------------- reading

@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
             ("&Turn card drawn", "T", self.turn_card_drawn),
             ("&New game", "Ctrl+N", self.ask_new_game),
             ("&Past games…", "Ctrl+O", self.past_games),
-            ("Setti&ngs…", "Ctrl+,", self.edit_settings),
+            ("Settin&gs…", "Ctrl+,", self.edit_settings),
         ):
             action = QAction(text, self)
             action.setShortcut(QKeySequence(shortcut))
@@ -332,8 +332,14 @@ class MainWindow(QMainWindow):
             try:
                 return Game.load(self.store, current)
             except DamagedGame as error:
+                # Its hand on the table would be replaced by the new game's first play: copied first.
+                try:
+                    kept = self.store.keep_unreadable_hand_in_progress()
+                except OSError:
+                    kept = None
+                hand = f" The hand that was on its table is copied to {kept}." if kept else ""
                 self.unreadable_game = (f"The game played last can't be opened, so a new game starts: {error}. "
-                                        f"It stays in {self.store.path} as it was; the other games are safe.")
+                                        f"It stays in {self.store.path} as it was; the other games are safe.{hand}")
         return self._start_game()
 
     def _start_game(self) -> Game:
@@ -401,10 +407,10 @@ class MainWindow(QMainWindow):
             try:
                 kept = self.store.keep_unreadable_hand_in_progress()
             except OSError as not_kept:
+                self._show_hand(None, saved_anew=False)  # clears the message line: the message comes after
                 self.broken_rule.setText(f"The hand that was on the table when the app last closed can't be read "
                                          f"back ({error}), nor copied aside ({not_kept.strerror}); it is left in "
                                          f"the score-sheet file until a new hand is played.")
-                self._show_hand(None, saved_anew=False)
                 return
             self._show_hand(None)
             where = f" A copy of it as it was is in {kept}." if kept else ""

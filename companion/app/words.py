@@ -57,3 +57,12 @@ def special_hand_name(name: str) -> str:
     ``"zip code"``."""
     words = name.replace("_", " ")
     return words.replace("miami", "Miami")
+
+
+def with_names(message: str, names: dict[str, str]) -> str:
+    """A core message's "team A" and "team B" as the teams' names.
+
+    >>> with_names("team A went out; team B did not", {"A": "The team Bears", "B": "Cy"})
+    'The team Bears went out; Cy did not'
+    """
+    return re.sub(r"\bteam ([AB])\b", lambda m: names[m.group(1)], message)

@@ -193,12 +193,12 @@ def test_a_lesson_ends_when_the_app_that_started_it_is_killed(tmp_path):
     import sys
     import time
 
-    child = ("import time, vision.__main__ as m; m.stop_with_parent(0.1); "
+    child = ("import sys, time, vision.__main__ as m; m.stop_with_parent(int(sys.argv[1]), 0.1); "
              "open(r'%s', 'w').write('started'); time.sleep(60)" % (tmp_path / "started"))
     app = subprocess.Popen([sys.executable, "-c",
-                            "import subprocess, sys, time; "
-                            f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); print(p.pid, flush=True); "
-                            "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+                            "import os, subprocess, sys, time; "
+                            f"p = subprocess.Popen([sys.executable, '-c', {child!r}, str(os.getpid())]); "
+                            "print(p.pid, flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
     lesson = int(app.stdout.readline())
     for _ in range(100):
         if (tmp_path / "started").exists():
@@ -218,3 +218,16 @@ def test_a_lesson_ends_when_the_app_that_started_it_is_killed(tmp_path):
     else:
         os.kill(lesson, signal.SIGKILL)
         pytest.fail("the lesson outlived the app that started it")
+
+
+def test_a_lesson_whose_app_died_while_it_started_ends_at_once(tmp_path):
+    """The app may be killed while the lesson is still loading Python and torch: the lesson is told
+    the app's own id, so it finds its parent already gone."""
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    lesson = subprocess.run([sys.executable, "-c", "import time, vision.__main__ as m; "
+                             f"m.stop_with_parent({gone.pid}, 0.1); time.sleep(30)"], timeout=60)
+    assert lesson.returncode == 3

@@ -94,6 +94,7 @@ def test_the_game_played_last_that_cannot_be_read_is_kept_and_a_new_one_starts(q
     path = tmp_path / "s.sqlite3"
     first = opened(qtbot, path)
     first.sheet_view.add_hand(hand_out("A"))
+    first.turn_card_drawn()  # a hand under way on its table
     old = first.game.id
     closed(first)
     for damage in ("""UPDATE games SET table_rules = '{"rule_from_a_newer_app": true}'""",
@@ -109,6 +110,9 @@ def test_the_game_played_last_that_cannot_be_read_is_kept_and_a_new_one_starts(q
         assert again.game.id != old and not again.game.hands
         told = again.broken_rule.text()
         assert f"game {old} can't be read back" in told and "the other games are safe" in told
+        assert "known:" not in told  # not the list of rules this version knows
+        copies = sorted(tmp_path.glob("s.sqlite3.hand-in-progress-*.txt"))
+        assert copies and "TurnCardDrawn" in copies[-1].read_text() and str(copies[-1]) in told
         closed(again)
         db = sqlite3.connect(path)
         assert db.execute("SELECT table_rules, (SELECT hand FROM hands) FROM games WHERE id = ?", (old,)).fetchone() == record
@@ -148,3 +152,26 @@ def test_undoing_a_scored_hand_puts_its_table_back(qtbot, tmp_path, monkeypatch)
     window.sheet_view.undo_stack.redo()  # scored after all
     assert len(window.game.hands) == 1 and not window.state.events and window.game.hand_in_progress() is None
     closed(window)
+
+
+def test_a_saved_hand_that_can_neither_be_read_nor_copied_aside_is_left_and_said(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr("companion.app.main_window.load_card_reader", lambda: (None, "no reader"))
+    path = tmp_path / "s.sqlite3"
+    first = opened(qtbot, path)
+    first.turn_card_drawn()
+    closed(first)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE hand_in_progress SET hand = 'not json'")
+    db.commit()
+    db.close()
+
+    def disk_full(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Store, "keep_unreadable_hand_in_progress", disk_full)
+    again = opened(qtbot, path)
+    assert "nor copied aside (No space left on device)" in again.broken_rule.text()
+    closed(again)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT hand FROM hand_in_progress").fetchone() == ("not json",)  # left until a play
+    db.close()

@@ -34,7 +34,7 @@ from .reader import corner_size_advice, focus_advice, load_card_reader, model_me
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
-from .store import DamagedGame, Store, StoreError
+from .store import DamagedGame, GameSummary, Store, StoreError
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
@@ -457,7 +457,7 @@ class MainWindow(QMainWindow):
         self.set_game(game)
 
     def past_games(self) -> None:
-        dialog = PastGamesDialog(self.store, self)
+        dialog = PastGamesDialog(self.store, self, playing=self.game.id)
         # The game being played, chosen again, goes on with the hand on its table.
         if dialog.exec() == QDialog.Accepted and dialog.chosen not in (None, self.game.id):
             if not self._may_leave_the_hand("Open another game"):
@@ -921,19 +921,29 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
+def game_line(store: Store, game: GameSummary, playing: int | None) -> str:
+    """One game of the Past games list: when it began, who played, its score (the totals it ended
+    with, once over), how many hands; the game being played says so."""
+    try:
+        sheet = Game.load(store, game.id).sheet
+        totals = sheet.final_totals or sheet.totals
+        score = f"{game.team_names['A']} {totals['A']:,}, {game.team_names['B']} {totals['B']:,}"
+    except DamagedGame:
+        score = f"{game.team_names['A']} v {game.team_names['B']}, its score can't be read"
+    state = "being played" if game.id == playing else f"finished {game.finished[:10]}" if game.finished else "in play"
+    return (f"{game.created[:16].replace('T', ' ')} — {score} — {game.hand_count} "
+            f"hand{'' if game.hand_count == 1 else 's'}, {state}")
+
+
 class PastGamesDialog(QDialog):
-    def __init__(self, store: Store, parent: QWidget | None = None):
+    def __init__(self, store: Store, parent: QWidget | None = None, playing: int | None = None):
         super().__init__(parent)
         self.setWindowTitle("Past games")
-        self.resize(560, 400)
+        self.resize(640, 400)
         self.chosen: int | None = None
         self.list = QListWidget()
         for game in store.games():
-            state = f"finished {game.finished[:10]}" if game.finished else "in play"
-            item = QListWidgetItem(
-                f"{game.created[:16].replace('T', ' ')} — {game.team_names['A']} v {game.team_names['B']} "
-                f"— {game.hand_count} hand{'' if game.hand_count == 1 else 's'}, {state}"
-            )
+            item = QListWidgetItem(game_line(store, game, playing))
             item.setData(Qt.UserRole, game.id)
             self.list.addItem(item)
         self.list.itemDoubleClicked.connect(lambda _: self.accept())

@@ -355,3 +355,18 @@ def test_a_new_game_asks_first_when_a_hand_is_under_way(qtbot, store, monkeypatc
     answer[0] = QMessageBox.Yes
     w.ask_new_game()
     assert w.game.id not in (first, second) and not w.state.events
+
+
+def test_past_games_show_each_game_s_score_and_the_one_being_played(qtbot, store):
+    from companion.app.main_window import PastGamesDialog
+
+    w = window(qtbot, store)
+    w.sheet_view.add_hand(hand_out("A"))
+    playing = w.game.id
+    other = Game.start(store, "modern", TableRules(), {"A": "Ann", "B": "Cy"})
+    store._db.execute("UPDATE games SET table_rules = '{\"from_a_newer_app\": 1}' WHERE id = ?", (other.id,))
+    dialog = PastGamesDialog(store, w, playing=playing)
+    qtbot.addWidget(dialog)
+    lines = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert lines[0].endswith("Ann v Cy, its score can't be read — 0 hands, in play")
+    assert lines[1].endswith(f"{w.game.team_names['A']} 670, {w.game.team_names['B']} -5 — 1 hand, being played")

@@ -117,18 +117,9 @@ class CardDetector:
             self._run, classes = _torch_runner(weights.with_suffix(".pt"), threads)
         # The two-stage design: its classifier ships beside it (classifier=False: boxes only, unnamed).
         if classes == 1 and classifier is None:
-            from vision.index_classifier import INT8_SUFFIX, IndexClassifier
+            from vision.index_classifier import IndexClassifier
 
-            # An int8 network (ONNX Runtime's or OpenVINO's) runs with the int8 classifier, the fp32
-            # export with the fp32 one. Thirty-third session, with VNNI, OpenVINO's int8 detector on
-            # the choice set: mAP50 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's
-            # path on a 1080p frame 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15
-            # turns). The forty-sixth session ran the fp32 one on CPUs without VNNI, where the int8
-            # one's first layer overflowed; since the forty-seventh that layer is quantized no more
-            # (vision.weights.reading_the_input), and the int8 classifier runs on every CPU.
-            int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8))
-            suffix = ".pt" if backend == "ultralytics" else INT8_SUFFIX if int8 else ".onnx"
-            classifier = IndexClassifier(weights.parent / (CLASSIFIER_NAME + suffix), threads=threads,
+            classifier = IndexClassifier(classifier_beside(weights, backend), threads=threads,
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
         self.naming = naming
@@ -295,6 +286,22 @@ def _onnx_runner(path: Path, threads: int | None):
     _check_detector(path, declared_shape(session.get_inputs()[0].shape),
                     declared_shape(session.get_outputs()[0].shape), classes)
     return (lambda tensor: session.run(None, {input_name: tensor})[0]), classes
+
+
+def classifier_beside(weights: Path, backend: str) -> Path:
+    """The index classifier shipped beside detector ``weights``, as ``backend`` runs it: an int8
+    network (ONNX Runtime's or OpenVINO's) with the int8 classifier, the fp32 export with the fp32
+    one, ultralytics with the torch save. Thirty-third session, with VNNI, OpenVINO's int8 detector
+    on the choice set: mAP50 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's path
+    on a 1080p frame 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15 turns). The
+    forty-sixth session ran the fp32 one on CPUs without VNNI, where the int8 one's first layer
+    overflowed; since the forty-seventh that layer is quantized no more
+    (vision.weights.reading_the_input), and the int8 classifier runs on every CPU."""
+    from vision.index_classifier import INT8_SUFFIX
+
+    int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8))
+    suffix = ".pt" if backend == "ultralytics" else INT8_SUFFIX if int8 else ".onnx"
+    return weights.parent / (CLASSIFIER_NAME + suffix)
 
 
 def _check_detector(path: Path, input_shape: tuple, output_shape: tuple, classes: int) -> None:

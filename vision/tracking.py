@@ -421,7 +421,7 @@ class TableTracker:
         enter it at the hand's end."""
         if self.state.turn_card.drawn:
             return True
-        needed = self.state.variant.rules["going_out.canastas"].value
+        needed = self.state.variant.canastas_to_go_out
         for team in TEAMS:
             finished = sum(meld.is_canasta for meld in self.state.teams[team].melds)
             if not self.state.teams[team].opened:

@@ -116,13 +116,10 @@ def use_learnt_deck(reader, folder: Path) -> str:
 def shipped_reader_classifier():
     """The shipped classifier as the reader runs it (the table's deck forgotten): the export a fresh
     start pairs with the default detector (the int8 one beside an int8 detector)."""
-    from vision.detector import BACKENDS, CLASSIFIER_NAME
-    from vision.index_classifier import INT8_SUFFIX
-    from vision.weights import OPENVINO_INT8, default_weights
+    from vision.detector import BACKENDS, classifier_beside
+    from vision.weights import default_weights
 
-    detector = default_weights(BACKENDS[0])
-    int8 = detector.name.endswith((INT8_SUFFIX, OPENVINO_INT8))
-    return _reader_classifier(detector.parent / (CLASSIFIER_NAME + (INT8_SUFFIX if int8 else ".onnx")))
+    return _reader_classifier(classifier_beside(default_weights(BACKENDS[0]), BACKENDS[0]))
 
 
 def thumbnail(frame_bgr: np.ndarray, box: np.ndarray) -> QPixmap:

@@ -423,13 +423,8 @@ class MainWindow(QMainWindow):
         so a restart resumes it."""
         if len(self.state.events) == self._saved_events:
             return
-        try:
-            self.game.save_hand_in_progress(hand_log(self.tracker))
-        except sqlite3.Error as error:
-            self.statusBar().showMessage(f"The hand in progress could not be saved ({error}); "
-                                         "the score sheet keeps every confirmed hand.")
-            return
-        self._saved_events = len(self.state.events)
+        if self._keep("the hand in progress", lambda: self.game.save_hand_in_progress(hand_log(self.tracker))):
+            self._saved_events = len(self.state.events)
 
     def _may_leave_the_hand(self, going: str) -> bool:
         """Whether players mean to leave the hand on the table unscored (asked only when one is under

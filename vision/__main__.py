@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--workers", type=detector_cli.at_least(1), default=None,
                        help="processes (default: one per core)")
     synth.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    synth.add_argument("--camera", choices=("table", "close"), default="table",
+                       help="table: most often a whole table in view, every size from far to close (default); "
+                            "close: a camera 30-60 cm above the cards, a 4K one or a phone photo "
+                            "(vision.camera.CLOSE_CARD_HEIGHTS_1080)")
     synth.add_argument("--splits", default="train,val,test",
                        help="comma-separated splits to write, each scene as in the whole set (default %(default)s)")
     synth.set_defaults(run=_run_synth)
@@ -185,6 +189,7 @@ def _run_synth(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.atlas import FaceAtlas
+    from vision.camera import CLOSE_CARD_HEIGHTS_1080
     from vision.dataset import SPLITS, plan, write_dataset
 
     size = parse_size(args.size)
@@ -198,7 +203,8 @@ def _run_synth(args: argparse.Namespace) -> int:
     count = sum(split in splits for split, _ in plan(args.images))
     out = _writable_dir(args.out)
     started = time.perf_counter()
-    for _ in tqdm(write_dataset(out, args.atlas, args.images, args.seed, size, args.workers, splits),
+    card_heights = CLOSE_CARD_HEIGHTS_1080 if args.camera == "close" else None
+    for _ in tqdm(write_dataset(out, args.atlas, args.images, args.seed, size, args.workers, splits, card_heights),
                   total=count, unit="img"):
         pass
     elapsed = time.perf_counter() - started

@@ -16,6 +16,9 @@ import numpy as np
 MAX_TILT_DEGREES = 45.0
 #: Card heights, in pixels of a 1080-line frame, that the scenes cover (scaled for other sizes).
 CARD_HEIGHT_RANGE_1080 = (25.0, 400.0)
+#: The card heights of a close camera (``python -m vision synth --camera close``): a webcam 30–60 cm
+#: above the cards, a 4K one, or a phone photo of a few melds, in pixels of a 1080-line frame.
+CLOSE_CARD_HEIGHTS_1080 = (200.0, 900.0)
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,16 @@ class Camera:
 
 
 def random_camera(rng: random.Random, image_size: tuple[int, int], look_at: tuple[float, float],
-                  card_height_px: float | None = None) -> Camera:
-    """A camera looking at ``look_at`` with a random tilt, turn, lens and distance."""
+                  card_height_px: float | None = None, card_heights: tuple[float, float] | None = None) -> Camera:
+    """A camera looking at ``look_at`` with a random tilt, turn, lens and distance: one that shows a
+    card ``card_height_px`` tall, or of a height drawn evenly in log size from ``card_heights``
+    (pixels of a 1080-line frame, scaled to the image's height), or by default most often a whole
+    table in view (:data:`CARD_HEIGHT_RANGE_1080`)."""
     width, height = image_size
-    if card_height_px is None:
+    if card_height_px is None and card_heights is not None:
+        low, high = (h * height / 1080 for h in card_heights)
+        card_height_px = math.exp(rng.uniform(math.log(low), math.log(high)))
+    elif card_height_px is None:
         low, high = (h * height / 1080 for h in CARD_HEIGHT_RANGE_1080)
         # Triangular in log size: every size from far to close-up, most often a whole table in view.
         card_height_px = math.exp(rng.triangular(math.log(low), math.log(high), math.log(low * 4)))

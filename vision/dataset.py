@@ -37,16 +37,19 @@ def plan(images: int) -> list[tuple[str, int]]:
 
 
 def write_dataset(out_dir: Path, atlas_dir: Path, images: int, seed: int, image_size: tuple[int, int],
-                  workers: int | None = None, splits: tuple[str, ...] = SPLITS) -> Iterator[str]:
+                  workers: int | None = None, splits: tuple[str, ...] = SPLITS,
+                  card_heights: tuple[float, float] | None = None) -> Iterator[str]:
     """Write the dataset, or only some of its ``splits`` (each scene is the one the whole dataset
     would have: the same seed photographs the same test tables at another size); yields each image's
-    name as it is written (for a progress bar)."""
+    name as it is written (for a progress bar). ``card_heights``: the range of card heights the
+    cameras show (:func:`~vision.camera.random_camera`); by default mostly whole tables."""
     FaceAtlas(atlas_dir)  # fail early, with the atlas's own message, if it is missing
     for split in SPLITS:
         (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
         (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
     write_data_yaml(out_dir)
-    jobs = [(out_dir, split, number, seed, image_size) for split, number in plan(images) if split in splits]
+    jobs = [(out_dir, split, number, seed, image_size, card_heights) for split, number in plan(images)
+            if split in splits]
     workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
     if workers == 1:
         _init_worker(atlas_dir)
@@ -73,11 +76,11 @@ def _init_worker(atlas_dir: Path) -> None:
     _worker_atlas = FaceAtlas(atlas_dir)
 
 
-def _write_one(job: tuple[Path, str, int, int, tuple[int, int]]) -> str:
-    out_dir, split, number, seed, image_size = job
+def _write_one(job: tuple[Path, str, int, int, tuple[int, int], tuple[float, float] | None]) -> str:
+    out_dir, split, number, seed, image_size, card_heights = job
     name = f"{split}_{number:06d}"
     image_seed = scene_seed(seed, split, number)
-    scene = build_scene(_worker_atlas, image_seed, image_size, split)
+    scene = build_scene(_worker_atlas, image_seed, image_size, split, card_heights=card_heights)
     image = photograph(render_scene(scene, _worker_atlas), scene.owners, image_seed)
     cv2.imwrite(str(out_dir / "images" / split / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     (out_dir / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in scene.labels()))

@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import scales
 from vision.detections import Detections, iou
 from vision.reading import SURE
 from vision import weights as weight_files
@@ -130,9 +131,18 @@ class CardDetector:
         #: 29.3 ms (its 720p copy: 89 finds, 60.1 and 46.8 ms; 50, 35.4 ms; thirty-fourth session).
         self.reread_from = reread_from
 
-    def detect(self, frame_bgr: np.ndarray) -> Detections:
-        """Corner indexes in the frame, in frame pixels."""
-        found = self.boxes(frame_bgr)
+    def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
+        """Corner indexes in the frame, in frame pixels: read at its default views, or once at
+        ``scale`` (frame to network; :func:`vision.scales.live_scale` chooses it for live video)."""
+        found = self.boxes(frame_bgr, scale)
+        if self.classifier is None:
+            return found
+        return self.named(found, self.read(frame_bgr, found))
+
+    def detect_still(self, frame_bgr: np.ndarray) -> Detections:
+        """Corner indexes in a still picture of any size, whatever their size in it: read as a
+        pyramid (:meth:`boxes_still`), then named as :meth:`detect` names them."""
+        found = self.boxes_still(frame_bgr)
         if self.classifier is None:
             return found
         return self.named(found, self.read(frame_bgr, found))
@@ -156,16 +166,40 @@ class CardDetector:
         named = named_finds(found, probabilities, self.naming)
         return named[named.confidence >= self.conf]
 
-    def boxes(self, frame_bgr: np.ndarray) -> Detections:
+    def boxes(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
         """The network's finds in the frame at the detector's threshold, in frame pixels: a
-        two-stage detector's before its classifier names them (all of class 0)."""
-        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-            raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
-        widths = (self.input_width,) if self.input_width else input_widths_for(frame_bgr.shape[1])
+        two-stage detector's before its classifier names them (all of class 0). Read at the
+        frame's default views (:meth:`default_widths`), or once at ``scale``."""
+        _check_frame(frame_bgr)
+        if scale is not None:
+            return self._view(frame_bgr, max(STRIDE, round(frame_bgr.shape[1] * scale)), self.conf)
+        widths = self.default_widths(frame_bgr.shape[1])
         if len(widths) == 1:
             return self._view(frame_bgr, widths[0], self.conf)
         joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
         return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
+
+    def boxes_still(self, frame_bgr: np.ndarray) -> Detections:
+        """:meth:`boxes` for a still picture, read as a pyramid (:mod:`vision.scales`): its levels
+        coarsest first, each keeping the finds of the sizes it owns, finer levels only while the
+        last one shows smaller finds; the levels' finds joined."""
+        _check_frame(frame_bgr)
+        height, width = frame_bgr.shape[:2]
+        finest = min(self.default_widths(width)) / width
+        levels = scales.still_levels(height, finest)
+        kept = []
+        for number in range(len(levels) - 1, -1, -1):
+            scale = levels[number]
+            found = self.boxes(frame_bgr, None if number == 0 else scale)
+            kept.append(found[scales.owned(found, scale, number == 0, number == len(levels) - 1)])
+            if not scales.needs_finer(found, scale):
+                break
+        return scales.join_levels(kept)[:MAX_DETECTIONS]
+
+    def default_widths(self, frame_width: int) -> tuple[int, ...]:
+        """The widths a frame this wide is read at by default: the detector's one ``input_width``
+        if it was given one, else :func:`input_widths_for`'s."""
+        return (self.input_width,) if self.input_width else input_widths_for(frame_width)
 
     def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
         """The network's finds in the frame read at one width, at a threshold, in frame pixels."""
@@ -177,6 +211,11 @@ class CardDetector:
         handed to the backend as it takes it: OpenVINO the (1, H, W, 3) 8-bit frame itself, the others
         the float tensor."""
         return self._run(canvas_bgr[None] if self.backend == "openvino" else to_tensor(canvas_bgr))
+
+
+def _check_frame(frame_bgr: np.ndarray) -> None:
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise ValueError(f"the detector needs an H×W×3 BGR frame, not an array of shape {frame_bgr.shape}")
 
 
 def classifier_runtime(backend: str) -> str:

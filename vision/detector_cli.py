@@ -163,7 +163,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     export.set_defaults(run=_run_export)
 
     evaluate = commands.add_parser("evaluate", help="score the detector on the held-out decks")
-    evaluate.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720"))
+    evaluate.add_argument("--scenes", type=Path, action="append", metavar="DIR",
+                          help="a python -m vision synth folder whose test split (held-out decks) is scored; "
+                               "give it again to score several together, e.g. a whole-table and a close-up set "
+                               "(default datasets/generated/scenes720)")
     evaluate.add_argument("--weights", type=Path,
                           help="network to score (default: the one the backend runs in the app, "
                                "vision.weights.default_weights)")
@@ -173,8 +176,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=at_least(1), help="first N test scenes only")
     evaluate.add_argument("--input-width", type=at_least(STRIDE),
-                          help="run the network once on frames scaled to this width (default: the detector's own "
-                               "widths for each frame, vision.detector.input_widths_for)")
+                          help="run the network once on frames scaled to this width (default: each scene read as "
+                               "a still picture, at every scale its indexes need: vision.scales)")
     evaluate.set_defaults(run=_run_evaluate)
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from companion.cards import JOKER
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections, LabelsError, iou, read_yolo_labels
+from vision.evaluation.bands import band_names, band_of, long_sides
 from vision.reading import READABLE_INDEX_PX
 
 LOW_CONFIDENCE = 0.001
@@ -295,6 +296,11 @@ def by_size(frames: list[Frame], conf: float) -> dict[str, dict]:
     return {name: rows[name] for name in names if name in rows}
 
 
+#: The thresholds :func:`by_band` is reported at: the table reader's and where a card is sure.
+BAND_CONFIDENCES = (0.2, 0.5)
+#: The scenes scored when none are named.
+DEFAULT_SCENES = Path("datasets/generated/scenes720")
+
 #: Index heights (px) at which :func:`size_ceilings` puts its perfect reader's eyesight.
 CEILING_HEIGHTS = (8, 12, 16)
 
@@ -339,6 +345,36 @@ def _by_group(frames: list[Frame], conf: float, groups) -> dict[str, dict]:
     return {name: {"indexes": n, "located": round(located / n, 4), "named_right": round(right / n, 4),
                    "misshapen_finds": misshapen}
             for name, (n, located, right, misshapen) in sorted(tally.items())}
+
+
+def by_band(frames: list[Frame], conf: float) -> dict[str, dict]:
+    """Exact-card recall and precision at ``conf`` per band of index size (the longer side of its
+    box: :data:`vision.evaluation.bands.HEIGHT_BANDS`). A true index is read when a find boxes it
+    (IoU 0.5, each find one index, the most confident first) and names its card; a find counts in
+    the band of the index it boxes, or of its own size where it boxes none."""
+    names = band_names()
+    tally = np.zeros((len(names), 4), np.int64)  # indexes, read right, finds, finds right
+    for frame in frames:
+        found = frame.found[frame.found.confidence >= conf]
+        matched = match(frame.truth, found, 0.5, same_class=False)
+        truth_band = band_of(long_sides(frame.truth.xyxy))
+        np.add.at(tally[:, 0], truth_band, 1)
+        right = (matched >= 0) & (found.class_id == frame.truth.class_id[np.maximum(matched, 0)])
+        find_band = np.where(matched >= 0, truth_band[np.maximum(matched, 0)] if len(truth_band) else 0,
+                             band_of(long_sides(found.xyxy)))
+        np.add.at(tally[:, 1], find_band[right], 1)
+        np.add.at(tally[:, 2], find_band, 1)
+        np.add.at(tally[:, 3], find_band[right], 1)
+    return {name: {"indexes": int(n), "recall": round(float(hit / n), 4) if n else None,
+                   "finds": int(finds), "precision": round(float(good / finds), 4) if finds else None}
+            for name, (n, hit, finds, good) in zip(names, tally) if n or finds}
+
+
+def band_lines(bands: dict[str, dict], conf: float) -> list[str]:
+    """One line per band of :func:`by_band`'s table."""
+    number = lambda value: "-" if value is None else f"{value:.3f}"  # noqa: E731
+    return [f"  indexes {name} at {conf:.1f}: {row['indexes']}, exact-card recall {number(row['recall'])}, "
+            f"precision {number(row['precision'])} ({row['finds']} finds)" for name, row in bands.items()]
 
 
 def confused_pairs(confusion: np.ndarray, top: int = 12) -> list[tuple[str, str, int]]:
@@ -386,12 +422,14 @@ def evaluate_command(args: argparse.Namespace) -> str:
     detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier,
                             input_width=args.input_width)
     frames, every_card = [], []
-    for image, truth, decks, visible in test_frames(args.scenes, args.limit):
+    scenes = args.scenes or [DEFAULT_SCENES]
+    for image, truth, decks, visible in (frame for folder in scenes for frame in test_frames(folder, args.limit)):
+        # Each scene is a still picture, read as the app reads one, unless one width is asked for.
+        found = detector.boxes(image) if args.input_width else detector.boxes_still(image)
         if detector.classifier is None:
-            frames.append(Frame(truth, detector.detect(image), decks, visible))
+            frames.append(Frame(truth, found, decks, visible))
             continue
         # As detector.detect names them, and also each find as every card it may be (multi-label).
-        found = detector.boxes(image)
         probabilities = detector.read(image, found)
         frames.append(Frame(truth, detector.named(found, probabilities), decks, visible))
         every_card.append(Frame(truth, every_card_finds(found, probabilities, LOW_CONFIDENCE, MAX_DETECTIONS),
@@ -406,6 +444,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics["operating_points"] = operating_points(frames)
     metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
     metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
+    metrics["by_band"] = {f"{conf:.1f}": by_band(frames, conf) for conf in BAND_CONFIDENCES}
     metrics["ceilings"] = size_ceilings(frames)
     readable = readable_only(frames)
     readable_report, _ = score(readable, SURE_CONFIDENCE)
@@ -419,7 +458,8 @@ def evaluate_command(args: argparse.Namespace) -> str:
         metrics["multi_label"] = {"map50": multi.map50, "map50_95": multi.map50_95,
                                   "readable_map50": multi_readable.map50, "per_frame": MAX_DETECTIONS}
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
-    lines = [f"  the 52 suited cards alone (the joker's AP50 {report.ap50.get(JOKER, float('nan')):.3f} left out): "
+    lines = [line for conf in BAND_CONFIDENCES for line in band_lines(metrics["by_band"][f"{conf:.1f}"], conf)]
+    lines += [f"  the 52 suited cards alone (the joker's AP50 {report.ap50.get(JOKER, float('nan')):.3f} left out): "
              f"mAP50 {metrics['map50_suited']:.3f}"]
     lines += [f"  at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
              f"precision {p['precision']:.3f} ({p['finds']} finds)" for p in metrics["operating_points"]]

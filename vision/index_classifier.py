@@ -18,6 +18,7 @@ then gets a low probability for every card, so the joined confidence falls.
 
 from __future__ import annotations
 
+import math
 import pickle
 from pathlib import Path
 
@@ -72,18 +73,43 @@ BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier
 FALSE_FIND_IOU = 0.2
 
 
-def window_crops(image: np.ndarray, boxes: np.ndarray, size: int, window: float, turn: float = 0.0) -> np.ndarray:
+class Halvings:
+    """An image and its copies halved k times (made once, when first asked for), to crop large
+    boxes from: a warp samples its source without averaging, so a crop shrunk more than
+    :data:`MIN_ZOOM` times would alias."""
+
+    def __init__(self, image: np.ndarray):
+        self._levels = [image]
+
+    def level(self, k: int) -> np.ndarray:
+        while len(self._levels) <= k:
+            last = self._levels[-1]
+            self._levels.append(cv2.resize(last, (max(1, last.shape[1] // 2), max(1, last.shape[0] // 2)),
+                                           interpolation=cv2.INTER_AREA))
+        return self._levels[k]
+
+
+#: A crop is warped from an image halved until it shrinks the image at most this much.
+MIN_ZOOM = 0.5
+
+
+def window_crops(image: np.ndarray | Halvings, boxes: np.ndarray, size: int, window: float,
+                 turn: float = 0.0) -> np.ndarray:
     """(n, size, size, 3) square crops centred on each box, ``window`` times its longer side wide,
-    turned ``turn`` degrees (anticlockwise) about the box's centre."""
+    turned ``turn`` degrees (anticlockwise) about the box's centre. A box too large for the crop is
+    taken from a halved copy of the image (:class:`Halvings`), so an index reads alike at any size."""
+    halvings = image if isinstance(image, Halvings) else Halvings(image)
     crops = np.empty((len(boxes), size, size, 3), dtype=np.uint8)
     for i, (x1, y1, x2, y2) in enumerate(boxes):
         side = max(x2 - x1, y2 - y1, 1.0) * window
         zoom = size / side
-        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
-        matrix = cv2.getRotationMatrix2D(centre, turn, zoom)
+        halved = math.ceil(math.log2(MIN_ZOOM / zoom)) if zoom < MIN_ZOOM else 0
+        source, factor = halvings.level(halved), 2.0 ** -halved
+        centre = ((x1 + x2) / 2 * factor, (y1 + y2) / 2 * factor)
+        matrix = cv2.getRotationMatrix2D(centre, turn, zoom / factor)
         matrix[:, 2] += (size / 2 - centre[0], size / 2 - centre[1])
-        crops[i] = cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_AREA if zoom < 1 else cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)
+        flags = cv2.INTER_AREA if zoom / factor < 1 else cv2.INTER_LINEAR
+        crops[i] = cv2.warpAffine(source, matrix, (size, size), flags=flags, borderMode=cv2.BORDER_REPLICATE)
     return crops
 
 
@@ -92,7 +118,8 @@ def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray, turns: tuple[float, 
     """(len(windows) × len(turns) × n, CROP, CROP, 3) crops of each box through every window of
     ``windows`` (default :data:`READ_WINDOWS`) at every turn of ``turns`` (default :data:`READ_TURNS`),
     window after window and turn after turn: what the app reads (each also turned half round)."""
-    return np.concatenate([window_crops(frame_bgr, boxes, CROP, window, turn)
+    halvings = Halvings(frame_bgr)
+    return np.concatenate([window_crops(halvings, boxes, CROP, window, turn)
                            for window in (READ_WINDOWS if windows is None else windows)
                            for turn in (READ_TURNS if turns is None else turns)])
 

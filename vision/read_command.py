@@ -76,7 +76,7 @@ def run_read(paths: list[Path], as_json: bool, annotate_dir: Path | None, every:
         try:
             for frame_number, frame in _frames(path, every):
                 started = time.perf_counter()
-                reading = reader.read(frame)
+                reading = reader.read(frame) if tracker else reader.read_still(frame)
                 ms = (time.perf_counter() - started) * 1000
                 events = tracker.update(reading) if tracker else None
                 _report(path, frame_number, reading, ms, as_json, events)

@@ -77,11 +77,12 @@ def scene_seed(dataset_seed: int, split: str, number: int) -> int:
 def build_scene(atlas: FaceAtlas, seed: int, image_size: tuple[int, int], split: str = "train",
                 state: TableState | None = None, style: LayoutStyle | None = None,
                 camera: Camera | None = None, occluders: list[list[Shape]] | None = None,
-                stock_on_right: bool = False) -> Scene:
+                stock_on_right: bool = False, card_heights: tuple[float, float] | None = None) -> Scene:
     """Everything about a scene except its pixels. ``state``, ``style``, ``camera`` and ``occluders``
     may be given (the video keeps them across frames); otherwise they are drawn from ``seed``.
     ``stock_on_right`` lays the draw pile right of the discard pile as team A sees the table, the
-    scene otherwise the same (:attr:`~vision.scene.LayoutStyle.stock_on_right`)."""
+    scene otherwise the same (:attr:`~vision.scene.LayoutStyle.stock_on_right`). ``card_heights``:
+    the range the camera's card height is drawn from (:func:`~vision.camera.random_camera`)."""
     rng = random.Random(seed)
     state = state or random_table(rng)
     style = style or random_style(rng)
@@ -93,7 +94,7 @@ def build_scene(atlas: FaceAtlas, seed: int, image_size: tuple[int, int], split:
     aspect = float(np.mean([w / h for w, h in (atlas.card_size(d) for d in decks)]))
     placed = lay_out(state, rng, aspect, style)
     if camera is None:
-        camera = random_camera(rng, image_size, _look_at(rng, placed))
+        camera = random_camera(rng, image_size, _look_at(rng, placed), card_heights=card_heights)
     if occluders is None:
         occluders = random_occluders(rng, image_size, camera.card_height_px)
     cards = [_face_for(atlas, rng, card, decks, joker_deck, camera) for card in placed]

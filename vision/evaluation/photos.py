@@ -1,0 +1,131 @@
+"""Scoring the reader on labelled photographs: exact-card recall and precision, by index height.
+
+A photo folder holds the photos and a ``labels.json`` mapping each photo's file name to its visible
+corner indexes, ``[{"code": "10H", "box": [x0, y0, x1, y1]}, ...]`` in pixels. A card whose two
+corners show has two entries; the entries of one code in one photo are one card (``"card"``, where
+given, tells two copies of a code apart).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.evaluation.bands import band_names, band_of, long_sides
+
+#: A card read lies on a labelled index when their centres are this close (pixels), or within half
+#: the index's longer side where that is more.
+NEAR_PX = 40.0
+
+
+class LabelsFileError(ValueError):
+    """A photo folder's labels.json that can't be used: the message names the file and the fault."""
+
+
+@dataclass(frozen=True)
+class LabelledCard:
+    code: str
+    boxes: np.ndarray  #: (n, 4) its visible indexes
+
+    @property
+    def height(self) -> float:
+        """Its largest index's longer side, in pixels."""
+        return float(long_sides(self.boxes).max())
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: Path
+    cards: tuple[LabelledCard, ...]
+
+    def scaled(self, factor: float) -> LabelledPhoto:
+        """The labels of this photo resized by ``factor``."""
+        if factor == 1.0:
+            return self
+        return LabelledPhoto(self.path, tuple(LabelledCard(c.code, c.boxes * factor) for c in self.cards))
+
+
+@dataclass
+class PhotoScore:
+    cards: int = 0
+    read: int = 0
+    readings: int = 0
+    right: int = 0
+    #: per labelled card: (its index height, read or not)
+    by_card: list[tuple[float, bool]] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.read / self.cards if self.cards else float("nan")
+
+    @property
+    def precision(self) -> float:
+        return self.right / self.readings if self.readings else float("nan")
+
+    @classmethod
+    def total(cls, scores: list[PhotoScore]) -> PhotoScore:
+        return cls(sum(s.cards for s in scores), sum(s.read for s in scores), sum(s.readings for s in scores),
+                   sum(s.right for s in scores), [c for s in scores for c in s.by_card])
+
+    def to_json(self) -> dict:
+        return {"cards": self.cards, "read": self.read, "recall": round(self.recall, 4),
+                "readings": self.readings, "precision": round(self.precision, 4)}
+
+
+def labelled_photos(root: Path) -> list[LabelledPhoto]:
+    """Every labelled photo in the folders under ``root`` (or in ``root`` itself), in name order."""
+    photos = []
+    for labels_file in sorted(Path(root).rglob("labels.json")):
+        try:
+            labels = json.loads(labels_file.read_text())
+            for name, entries in sorted(labels.items()):
+                photos.append(LabelledPhoto(labels_file.parent / name, _cards(entries)))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise LabelsFileError(f"{labels_file}: not a photo labels file ({error})") from None
+    return photos
+
+
+def _cards(entries: list[dict]) -> tuple[LabelledCard, ...]:
+    boxes: dict[tuple[str, object], list] = {}
+    for entry in entries:
+        boxes.setdefault((entry["code"], entry.get("card")), []).append([float(v) for v in entry["box"]])
+    return tuple(LabelledCard(code, np.array(b, np.float64).reshape(-1, 4)) for (code, _), b in boxes.items())
+
+
+def score_photo(photo: LabelledPhoto, read_cards) -> PhotoScore:
+    """How the cards read (anything with ``code`` and ``box``) match the photo's labelled cards: each
+    labelled card is claimed by at most one card read of its code lying on one of its indexes, the
+    most confident first; every other card read counts against precision."""
+    read_cards = sorted(read_cards, key=lambda c: -getattr(c, "confidence", 1.0))
+    claimed = [False] * len(photo.cards)
+    right = 0
+    for card in read_cards:
+        centre = np.array([(card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2])
+        for k, truth in enumerate(photo.cards):
+            if not claimed[k] and truth.code == card.code and _lies_on(centre, truth.boxes):
+                claimed[k] = True
+                right += 1
+                break
+    return PhotoScore(len(photo.cards), sum(claimed), len(read_cards), right,
+                      [(truth.height, hit) for truth, hit in zip(photo.cards, claimed)])
+
+
+def _lies_on(point: np.ndarray, boxes: np.ndarray) -> bool:
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    reach = np.maximum(NEAR_PX, 0.5 * long_sides(boxes))
+    return bool((np.linalg.norm(centres - point, axis=1) <= reach).any())
+
+
+def band_table(scores: list[PhotoScore]) -> str:
+    """Markdown: recall of the labelled cards by band of index height (bands with no card left out)."""
+    cards = PhotoScore.total(scores).by_card
+    bands = band_of([height for height, _ in cards])
+    rows = ["| index size | cards | recall |", "|---|---|---|"]
+    for number, name in enumerate(band_names()):
+        hits = [hit for (_, hit), band in zip(cards, bands) if band == number]
+        if hits:
+            rows.append(f"| {name} | {len(hits)} | {sum(hits) / len(hits):.3f} |")
+    return "\n".join(rows)

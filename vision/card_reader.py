@@ -45,7 +45,7 @@ class CardReader:
         self._setup = setup or TableSetup()
         self.facing = facing if facing is not None or detector is not None else _shipped_facing()
         self._table_facing = TableFacing(self._setup.towards_b)
-        self._sizes = IndexSizes()
+        self._live = LiveDetection(self.detector)
         #: (set-up, table turn, frame size, the view measured with them)
         self._memory: tuple[TableSetup, TableTurn | None, tuple[int, int], ViewMemory] | None = None
         #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
@@ -81,17 +81,11 @@ class CardReader:
 
     def read(self, frame_bgr: np.ndarray) -> TableReading:
         """The table a live frame shows, read in one pass at the scale the last readings' index sizes
-        call for (:class:`IndexSizes`); while those are unknown, now and then as a still picture, to
+        call for (:class:`LiveDetection`); while those are unknown, now and then as a still picture, to
         measure them. With how sharp each corner found looks (where it can be judged): each corner
         once, an index found twice by nested boxes judged as the one find the reading counts
         (:func:`~vision.physical_cards.one_find_per_index`)."""
-        scaled = hasattr(self.detector, "detect_still")  # a detector of the project's, not a stand-in
-        if scaled and self._sizes.probe_now():
-            found = self.detector.detect_still(frame_bgr)
-        else:
-            scale = self._sizes.scale(self._default_scale(frame_bgr.shape[1])) if scaled else None
-            found = self.detector.detect(frame_bgr, scale) if scale is not None else self.detector.detect(frame_bgr)
-        return self._read_found(frame_bgr, found, live=True)
+        return self._read_found(frame_bgr, self._live.detect(frame_bgr), live=True)
 
     def read_still(self, frame_bgr: np.ndarray) -> TableReading:
         """The table a still picture shows (a photo, a frozen frame), its corner indexes found
@@ -99,14 +93,20 @@ class CardReader:
         detect = getattr(self.detector, "detect_still", self.detector.detect)
         return self._read_found(frame_bgr, detect(frame_bgr), live=False)
 
-    def _default_scale(self, width: int) -> float:
-        return min(self.detector.default_widths(width)) / width
+    def read_photo(self, picture_bgr: np.ndarray) -> TableReading:
+        """A photo of a table read as a still picture (:meth:`read_still`) with this reader's networks
+        and threshold but nothing of the view it has measured: a phone photo is another camera, and
+        the live view goes on as it was. No table areas: the photo's sides come from the cards'
+        facing, or its halves."""
+        other = CardReader(detector=self.detector, facing=self.facing)
+        other._threshold = self._threshold
+        return other.read_still(picture_bgr)
 
     def _read_found(self, frame_bgr: np.ndarray, detections: Detections, live: bool) -> TableReading:
         height, width = frame_bgr.shape[:2]
         found = one_find_per_index(detections)
         if live:
-            self._sizes.saw(found[found.confidence >= (self.threshold or 0.0)])
+            self._live.saw(found[found.confidence >= (self._threshold or 0.0)])
         sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
         if self.facing is not None:  # a table set up gives its own turn: its finds tell the turn card alone
             found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0,
@@ -128,7 +128,7 @@ class CardReader:
         """Forget the view measured so far: the next frame is of another video, or a photo."""
         self._memory = None
         self._table_facing = TableFacing(self.setup.towards_b)
-        self._sizes = IndexSizes()
+        self._live = LiveDetection(self.detector)
 
     def new_hand(self) -> None:
         """Forget the last hand's turn card; the view measured so far still serves (one camera)."""
@@ -146,25 +146,36 @@ class CardReader:
         return read_table(detections, image_size, self.setup, self._memory[3], self._threshold or 0.0, turn)
 
 
-class IndexSizes:
-    """How large a live video shows its corner indexes: the median longer side of the sure finds of
-    its last :data:`READINGS` readings that found at least :data:`ENOUGH` of them, which sets the one
-    scale each frame is read at (:func:`vision.scales.live_scale`). While it is unknown (a new view,
-    or a table where the last readings found too few), every :data:`PROBE_EVERY`-th reading is a
-    still picture's (:meth:`CardReader.read_still`), which finds indexes of every size."""
+class LiveDetection:
+    """A live video's corner indexes, each frame read in one pass at the scale the index sizes of the
+    last readings call for (:func:`vision.scales.live_scale`): the median longer side of the sure
+    finds of the last :data:`READINGS` readings that found at least :data:`ENOUGH`. While that size is
+    unknown (a new view, or the last readings found too few), every :data:`PROBE_EVERY`-th frame is
+    read as a still picture (``detect_still``), which finds indexes of every size. A detector without
+    ``detect_still`` (a stand-in) reads every frame its own way."""
 
     READINGS = 5
     ENOUGH = 3
     PROBE_EVERY = 10
 
-    def __init__(self) -> None:
+    def __init__(self, detector) -> None:
+        self.detector = detector
         self._sides: deque[np.ndarray] = deque(maxlen=self.READINGS)
         self._misses = 0
 
-    def saw(self, found: Detections) -> None:
-        """Take one live reading's sure finds."""
-        if len(found) >= self.ENOUGH:
-            self._sides.append(long_sides(found))
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        if not hasattr(self.detector, "detect_still"):
+            return self.detector.detect(frame_bgr)
+        if not self._sides and self._misses % self.PROBE_EVERY == 0:
+            return self.detector.detect_still(frame_bgr)
+        width = frame_bgr.shape[1]
+        scale = live_scale(self.median, min(self.detector.default_widths(width)) / width)
+        return self.detector.detect(frame_bgr) if scale is None else self.detector.detect(frame_bgr, scale)
+
+    def saw(self, sure: Detections) -> None:
+        """Take the sure finds of the reading of the last frame detected."""
+        if len(sure) >= self.ENOUGH:
+            self._sides.append(long_sides(sure))
             self._misses = 0
         else:
             self._misses += 1
@@ -173,15 +184,8 @@ class IndexSizes:
 
     @property
     def median(self) -> float | None:
+        """The median longer side of the indexes of the last readings (frame pixels), if known."""
         return float(np.median(np.concatenate(self._sides))) if self._sides else None
-
-    def probe_now(self) -> bool:
-        """Whether this reading should find indexes of every size: the size is unknown, and this is
-        the first reading since, or :data:`PROBE_EVERY` readings have passed."""
-        return not self._sides and self._misses % self.PROBE_EVERY == 0
-
-    def scale(self, default_scale: float) -> float | None:
-        return live_scale(self.median, default_scale)
 
 
 def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,

@@ -176,8 +176,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=at_least(1), help="first N test scenes only")
     evaluate.add_argument("--input-width", type=at_least(STRIDE),
-                          help="run the network once on frames scaled to this width (default: each scene read as "
-                               "a still picture, at every scale its indexes need: vision.scales)")
+                          help="run the network once on frames scaled to this width (default: as --read says)")
+    evaluate.add_argument("--read", choices=("still", "views"), default="still",
+                          help="still: each scene read as a still picture, at every scale its indexes need "
+                               "(vision.scales; default); views: at the frame's default views alone "
+                               "(vision.detector.input_widths_for), as a live frame is while its indexes are small")
     evaluate.set_defaults(run=_run_evaluate)
 
 

@@ -425,7 +425,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
     scenes = args.scenes or [DEFAULT_SCENES]
     for image, truth, decks, visible in (frame for folder in scenes for frame in test_frames(folder, args.limit)):
         # Each scene is a still picture, read as the app reads one, unless one width is asked for.
-        found = detector.boxes(image) if args.input_width else detector.boxes_still(image)
+        found = detector.boxes_still(image) if args.read == "still" and not args.input_width else detector.boxes(image)
         if detector.classifier is None:
             frames.append(Frame(truth, found, decks, visible))
             continue

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.card_reader import read_table
+from vision.card_reader import LiveDetection, read_table
 from vision.evaluate_reader import detections_from_truth, noisy, Noise
 from vision.facing import TableFacing, face_finds, finds_to_face
 from vision.physical_cards import ViewMemory, one_find_per_index
@@ -148,6 +148,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
     tracker = TableTracker(confirm=confirm, wait_frames=wait_frames)
     memory, memory_turn = ViewMemory(), None
     pictures = _pictures(Path(video_dir) / "hand.mp4", len(frames)) if detector is not None else None
+    finder = LiveDetection(detector) if detector is not None else None
     reported_drawn, taken_back = None, 0
     true_areas = team_areas(frames) if swap_after is not None else None
     true_way = None if true_areas is None else true_areas["B"].mean(axis=0) - true_areas["A"].mean(axis=0)
@@ -158,9 +159,12 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         if (number < next_reading) if live else number % every:
             continue
         started, readings = time.perf_counter(), readings + 1
-        detections = detector.detect(picture) if picture is not None else detections_from_truth(truth)
+        detections = finder.detect(picture) if picture is not None else detections_from_truth(truth)
         if noise is not None:
             detections = noisy(detections, noise, rng)
+        if finder is not None:  # as the app's reader (CardReader.read), which reads the next frame at their size
+            detections = one_find_per_index(detections)
+            finder.saw(detections[detections.confidence >= threshold])
         if facing is not None:  # as the app's reader (CardReader.read)
             detections = one_find_per_index(detections)
             detections = face_finds(facing, picture, detections, threshold, table_facing, among=finds_to_face(

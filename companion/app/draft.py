@@ -5,6 +5,8 @@ A *place* is where a card lies for one team: ``("melds", i)``, ``("threes",)`` o
 :meth:`HandDraft.to_hand`.
 
 >>> draft = HandDraft.empty()
+>>> draft.add_meld("A")
+('melds', 0)
 >>> draft.add_card("A", ("melds", 0), "kh")
 >>> draft.cards("A", ("melds", 0))
 ['KH']
@@ -45,6 +47,27 @@ class HandDraft:
             data["hands"] = (list(data["hands"]) + [[], []])[:max(2, len(data["hands"]))]
             teams[team] = data
         return cls(teams, hand.get("went_out"), hand.get("went_out_concealed", False))
+
+    @classmethod
+    def from_photos(cls, photos: list[tuple[dict[str, Any], str | None]]) -> HandDraft:
+        """A draft of what photos of the table show: each photo's hand (the score command's input, as
+        a table reading gives it) with the team whose cards it shows, or ``None`` for a photo of the
+        whole table, each side its own team's.
+
+        >>> side = lambda melds: {"melds": melds, "threes": [], "hands": [], "special_hand": None}
+        >>> photo = {"teams": {"A": side([["5H", "5S", "5D"]]), "B": side([["9C", "9D", "2S"]])}}
+        >>> HandDraft.from_photos([(photo, "B")]).teams["B"]["melds"]
+        [['5H', '5S', '5D'], ['9C', '9D', '2S']]
+        """
+        draft = cls()
+        for hand, team in photos:
+            for side in TEAMS:
+                read, into = hand["teams"][side], draft.teams[team or side]
+                into["melds"] += [list(meld) for meld in read["melds"]]
+                into["threes"] += list(read["threes"])
+                into["hands"] = [cards for cards in into["hands"] if cards] + [list(cards) for cards in read["hands"] if cards]
+                into["hands"] = (into["hands"] + [[], []])[:max(2, len(into["hands"]))]
+        return draft
 
     @classmethod
     def from_state(cls, state: HandState) -> HandDraft:

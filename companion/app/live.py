@@ -27,6 +27,8 @@ MAX_READINGS_PER_SECOND = 8
 class ReadingWorker(QObject):
     reading = Signal(int, int, object)  #: take (see start_over), frame number, TableReading
     failed = Signal(str)
+    photo_read = Signal(int, object)  #: the photo's number (see offer_photo), TableReading
+    photo_failed = Signal(int, str)  #: the photo's number, why it could not be read
 
     def __init__(self, reader):
         super().__init__()
@@ -41,6 +43,15 @@ class ReadingWorker(QObject):
         self._classifier = None  #: an index classifier it names the detector's finds with, likewise
         self._new_view = False  #: the next frame is another video's: the reader forgets the view it measured
         self._new_hand = False  #: the next frame is of a new hand: the reader forgets the last one's turn card
+        self._photos: list[tuple[int, np.ndarray]] = []  #: photos to read before the next frame
+
+    def offer_photo(self, number: int, picture_bgr: np.ndarray) -> None:
+        """Read this photo (:meth:`~vision.card_reader.CardReader.read_photo`) before the next frame,
+        on this thread, which alone runs the reader; the answer comes as :attr:`photo_read` or
+        :attr:`photo_failed` with ``number``."""
+        with self._wake:
+            self._photos.append((number, picture_bgr))
+            self._wake.notify()
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         """Called from the frame thread: keep only the newest frame."""
@@ -82,10 +93,17 @@ class ReadingWorker(QObject):
         while True:
             self._pace()
             with self._wake:
-                while self._running and self._newest is None:
+                while self._running and self._newest is None and not self._photos:
                     self._wake.wait()
                 if not self._running:
                     return
+                photo = self._photos.pop(0) if self._photos else None
+            if photo is not None:
+                self._read_photo(*photo)
+                continue
+            with self._wake:
+                if self._newest is None:
+                    continue
                 take, number, frame = self._newest
                 self._newest = None
                 setup, self._setup = self._setup, None
@@ -110,6 +128,14 @@ class ReadingWorker(QObject):
                 continue
             self.reading.emit(take, number, reading)
 
+    def _read_photo(self, number: int, picture_bgr: np.ndarray) -> None:
+        try:
+            reading = self.reader.read_photo(picture_bgr)
+        except Exception as error:  # a reader failure is the photo's, not the app's
+            self.photo_failed.emit(number, str(error))
+            return
+        self.photo_read.emit(number, reading)
+
     def stop(self) -> None:
         with self._wake:
             self._running = False
@@ -128,6 +154,8 @@ class LiveReading(QObject):
 
     reading = Signal(int, object)  #: frame number, TableReading
     failed = Signal(str)
+    photo_read = Signal(int, object)  #: the photo's number (see read_photo), TableReading
+    photo_failed = Signal(int, str)  #: the photo's number, why it could not be read
 
     def __init__(self, reader, parent: QObject | None = None):
         super().__init__(parent)
@@ -137,11 +165,18 @@ class LiveReading(QObject):
         self._thread.started.connect(self._worker.run)
         self._worker.reading.connect(self._deliver)  # queued: runs in this (the GUI) thread
         self._worker.failed.connect(self.failed)
+        self._worker.photo_read.connect(self.photo_read)
+        self._worker.photo_failed.connect(self.photo_failed)
         self._take = 0
         self._thread.start()
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         self._worker.offer(number, frame_bgr)
+
+    def read_photo(self, number: int, picture_bgr: np.ndarray) -> None:
+        """Read a still photo on the reading thread, before its next frame; the reading comes back as
+        :attr:`photo_read` (or :attr:`photo_failed`) with ``number``."""
+        self._worker.offer_photo(number, picture_bgr)
 
     def new_source(self) -> None:
         """Another video plays from now on (its frames numbered from 0): drop the old one's readings.

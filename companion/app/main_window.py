@@ -30,6 +30,7 @@ from .end_of_hand import EndOfHandDialog
 from .game import Game
 from .hand_in_progress import hand_log, resumed
 from .live import LiveReading
+from .photos import PHOTO_FILTER, PhotoReading, WhosePhotos, is_photo
 from .reader import corner_size_advice, focus_advice, load_card_reader, model_metrics
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
@@ -42,6 +43,7 @@ from .video_view import TABLE, VideoView
 from .words import as_title, where_written
 
 from vision.deck_learning import learnt_classifier
+from vision.frame_sources import FrameSourceError, read_image
 from vision.reading import SURE
 from vision.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
 from vision.tracking import settle_guesses
@@ -171,6 +173,11 @@ class MainWindow(QMainWindow):
             self.live.failed.connect(lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}"))
             self.live.use_threshold(self.settings.threshold)
             self.feed.frame_sink = self._offer_frame
+            self.photo_reading = PhotoReading(self.live, self)
+            self.photo_reading.done.connect(self._score_from_photos)
+            self.photo_reading.failed.connect(self._photos_unread)
+        self.ask_whose_photos = self._ask_whose_photos  # tests answer instead
+        self.setAcceptDrops(True)
         self.refresh_table()
         if start_video:
             self.start_source(self._source_at_start())
@@ -294,6 +301,7 @@ class MainWindow(QMainWindow):
         game_menu = self.menuBar().addMenu("&Game")
         for text, shortcut, slot in (
             ("&Score hand", "S", self.score_hand),
+            ("Score from p&hotos…", "Ctrl+Shift+S", self.score_photos),
             ("&Turn card drawn", "T", self.turn_card_drawn),
             ("&New game", "Ctrl+N", self.ask_new_game),
             ("&Past games…", "Ctrl+O", self.past_games),
@@ -550,6 +558,63 @@ class MainWindow(QMainWindow):
                         "reader your deck: it reads the cards of a deck it has learnt better.")
         finally:
             self.frozen = False
+
+    def score_photos(self, paths: list[str] | None = None) -> None:
+        """Score the hand from photos of the table (``paths``, or those the players pick): each
+        photo read as a still picture, whose cards it shows asked, then the end-of-hand dialog."""
+        if self.live is None:
+            QMessageBox.information(self, "Score from photos", "The card reader is not available, so photos can't "
+                                    "be read. Press “Score hand” and enter the cards instead.")
+            return
+        if paths is None:
+            paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "", PHOTO_FILTER)
+        if not paths:
+            return
+        pictures = []
+        for path in paths:
+            try:
+                pictures.append(read_image(Path(path)))
+            except FrameSourceError as error:
+                QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
+                return
+        owners = self.ask_whose_photos(paths)
+        if owners is None:
+            return
+        self.statusBar().showMessage("Reading the photos…" if len(paths) > 1 else "Reading the photo…")
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        self.photo_reading.read(pictures, owners)
+
+    def _ask_whose_photos(self, paths: list[str]) -> list[str | None] | None:
+        dialog = WhosePhotos(paths, self.game.team_names, self)
+        return dialog.owners() if dialog.exec() == QDialog.Accepted else None
+
+    def _photos_unread(self, why: str) -> None:
+        QApplication.restoreOverrideCursor()
+        self.statusBar().showMessage(f"The card reader could not read the photo: {why}")
+
+    def _score_from_photos(self, hands: list) -> None:
+        """The photos are read: let the players check what they show and add the hand to the sheet."""
+        QApplication.restoreOverrideCursor()
+        self.statusBar().clearMessage()
+        self.frozen = True
+        try:
+            dialog = EndOfHandDialog(self.game, HandDraft.from_photos(hands), len(self.game.hands), self)
+            if self.sheet_view.open_dialog(dialog) == QDialog.Accepted and self.sheet_view.add_hand(
+                    dialog.hand(), hand_log(self.tracker), self._table_shows):
+                self.tabs.setCurrentWidget(self.sheet_view)
+        finally:
+            self.frozen = False
+
+    def dragEnterEvent(self, event) -> None:
+        """Photos dragged over the window may be dropped on it to score the hand from them."""
+        urls = event.mimeData().urls()
+        if self.live is not None and urls and all(url.isLocalFile() and is_photo(url.toLocalFile()) for url in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [url.toLocalFile() for url in event.mimeData().urls()]
+        event.acceptProposedAction()
+        self.score_photos(paths)
 
     def _table_shows(self, log: dict | None) -> None:
         """A hand was scored (``None``: the next hand starts from the new totals), or its scoring

@@ -1,0 +1,115 @@
+"""Scoring a hand from photos: players without a webcam over the table take a phone photo of the
+melds at the end of the hand, one of the whole table or one of each team's cards.
+
+The photos are read on the live reading thread (:meth:`~companion.app.live.LiveReading.read_photo`),
+which alone runs the card reader, and come back together as the hands they show, for the
+end-of-hand dialog.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+
+from companion import TEAMS
+
+from .live import LiveReading
+
+#: What the file dialog offers, and what a file dropped on the window must end with to be read.
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
+PHOTO_FILTER = "Photos (" + " ".join(f"*{suffix}" for suffix in PHOTO_SUFFIXES) + ")"
+
+
+def is_photo(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in PHOTO_SUFFIXES
+
+
+def default_owners(count: int) -> list[str | None]:
+    """Whose cards photos show unless players say otherwise: one photo, the whole table; more, each
+    team's in turn."""
+    return [None] if count == 1 else [TEAMS[number % len(TEAMS)] for number in range(count)]
+
+
+class WhosePhotos(QDialog):
+    """Asks which cards each photo shows: the whole table, or one team's."""
+
+    def __init__(self, paths: list[str], team_names: dict[str, str], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Score from photos")
+        layout = QVBoxLayout(self)
+        intro = QLabel("Whose cards does each photo show?")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        form = QFormLayout()
+        self.boxes: list[QComboBox] = []
+        for path, owner in zip(paths, default_owners(len(paths))):
+            box = QComboBox()
+            box.addItem("The whole table", None)
+            for team in TEAMS:
+                box.addItem(f"{team_names[team]}'s cards", team)
+            box.setCurrentIndex(box.findData(owner))
+            form.addRow(Path(path).name, box)
+            self.boxes.append(box)
+        layout.addLayout(form)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def owners(self) -> list[str | None]:
+        return [box.currentData() for box in self.boxes]
+
+
+class PhotoReading(QObject):
+    """Reads a set of photos on the reading thread and hands back what they show, all together."""
+
+    #: [(hand, owner)]: each photo's hand as the score command takes it, and whose cards it shows
+    #: (``None``: the whole table)
+    done = Signal(object)
+    failed = Signal(str)  #: why a photo of the set could not be read
+
+    def __init__(self, live: LiveReading, parent: QObject | None = None):
+        super().__init__(parent)
+        self.live = live
+        self._next = 0
+        self._waiting: dict[int, int] = {}  #: request number -> place in the set
+        self._owners: list[str | None] = []
+        self._hands: list[dict | None] = []
+        live.photo_read.connect(self._read)
+        live.photo_failed.connect(self._failed)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._waiting)
+
+    def read(self, pictures: list[np.ndarray], owners: list[str | None]) -> None:
+        """Read these pictures (BGR), whose cards each shows beside it; a set still being read is
+        dropped."""
+        self._waiting.clear()
+        self._owners, self._hands = list(owners), [None] * len(pictures)
+        for place, picture in enumerate(pictures):
+            self._next += 1
+            self._waiting[self._next] = place
+            self.live.read_photo(self._next, picture)
+
+    def cancel(self) -> None:
+        """Forget the set being read: its readings are dropped as they come."""
+        self._waiting.clear()
+
+    @Slot(int, object)
+    def _read(self, number: int, reading) -> None:
+        place = self._waiting.pop(number, None)
+        if place is None:
+            return
+        self._hands[place] = reading.to_hand_dict()
+        if not self._waiting:
+            self.done.emit(list(zip(self._hands, self._owners)))
+
+    @Slot(int, str)
+    def _failed(self, number: int, why: str) -> None:
+        if self._waiting.pop(number, None) is not None:
+            self._waiting.clear()
+            self.failed.emit(why)

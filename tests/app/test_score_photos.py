@@ -1,0 +1,89 @@
+"""Game ▸ Score from photos…: a phone photo of the melds (one of the whole table, or one per team)
+read as a still picture on the reading thread, into the end-of-hand dialog; a file that is no photo
+gets one line and the app goes on."""
+
+from pathlib import Path
+
+import cv2
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QDialog, QMessageBox
+
+from companion.app.main_window import DEMO_VIDEO, MainWindow
+from vision.card_reader import CardReader
+
+
+@pytest.fixture(scope="module")
+def table_photo(tmp_path_factory) -> Path:
+    """The demo table at the end of its hand, saved as a photo twice its size."""
+    video = cv2.VideoCapture(str(DEMO_VIDEO))
+    video.set(cv2.CAP_PROP_POS_FRAMES, video.get(cv2.CAP_PROP_FRAME_COUNT) - 1)
+    ok, frame = video.read()
+    video.release()
+    assert ok
+    path = tmp_path_factory.mktemp("photos") / "table.jpg"
+    cv2.imwrite(str(path), cv2.resize(frame, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
+    return path
+
+
+def window_scoring(qtbot, store, owners):
+    """A window whose players answer whose cards the photos show, and confirm what the dialog holds."""
+    window = MainWindow(store, start_video=False)
+    qtbot.addWidget(window)
+    assert window.live is not None, "the shipped card reader did not load"
+    window.ask_whose_photos = lambda paths: owners
+    shown = []
+
+    def confirm(dialog):
+        shown.append(dialog.draft.to_hand())
+        return QDialog.Rejected
+    window.sheet_view.open_dialog = confirm
+    return window, shown
+
+
+def test_a_photo_of_the_whole_table_opens_the_end_of_hand_dialog_with_what_it_shows(qtbot, store, table_photo):
+    window, shown = window_scoring(qtbot, store, [None])
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.score_photos([str(table_photo)])
+    expected = CardReader().read_photo(cv2.imread(str(table_photo))).to_hand_dict()
+    assert len(shown) == 1
+    for team in ("A", "B"):
+        assert shown[0]["teams"][team]["melds"] == expected["teams"][team]["melds"]
+        assert shown[0]["teams"][team]["threes"] == expected["teams"][team]["threes"]
+    assert sum(len(m) for side in shown[0]["teams"].values() for m in side["melds"]) >= 10
+    window.close()
+
+
+def test_a_photo_of_one_teams_cards_gives_them_all_to_that_team(qtbot, store, table_photo):
+    window, shown = window_scoring(qtbot, store, ["B"])
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.score_photos([str(table_photo)])
+    teams = shown[0]["teams"]
+    assert teams["A"]["melds"] == [] and teams["A"]["threes"] == []
+    assert sum(len(m) for m in teams["B"]["melds"]) >= 10
+    window.close()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a photo at all", b"\xff\xd8\xff\xe0 truncated"])
+def test_a_file_that_is_no_photo_gets_one_line_and_the_app_goes_on(qtbot, store, tmp_path, monkeypatch, content):
+    window, shown = window_scoring(qtbot, store, [None])
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    bad = tmp_path / "melds.jpg"
+    bad.write_bytes(content)
+    window.score_photos([str(bad)])
+    assert len(said) == 1 and "\n" not in said[0] and str(bad) in said[0] and shown == []
+    assert not window.photo_reading.busy
+    window.close()
+
+
+def test_photos_dropped_on_the_window_are_scored(qtbot, store, table_photo):
+    window, shown = window_scoring(qtbot, store, [None])
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(table_photo))])
+    drop = QDropEvent(QPoint(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.dropEvent(drop)
+    assert len(shown) == 1
+    window.close()

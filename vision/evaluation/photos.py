@@ -16,8 +16,8 @@ import numpy as np
 
 from vision.evaluation.bands import band_names, band_of, long_sides
 
-#: A card read lies on a labelled index when their centres are this close (pixels), or within half
-#: the index's longer side where that is more.
+#: A card read lies on a labelled index when the index's centre is this close to its box (pixels),
+#: or within half the index's longer side where that is more.
 NEAR_PX = 40.0
 
 
@@ -96,16 +96,16 @@ def _cards(entries: list[dict]) -> tuple[LabelledCard, ...]:
 
 
 def score_photo(photo: LabelledPhoto, read_cards) -> PhotoScore:
-    """How the cards read (anything with ``code`` and ``box``) match the photo's labelled cards: each
-    labelled card is claimed by at most one card read of its code lying on one of its indexes, the
-    most confident first; every other card read counts against precision."""
+    """How the cards read (anything with ``code`` and ``box``: a card's box spans the indexes it was
+    read from) match the photo's labelled cards: each labelled card is claimed by at most one card
+    read of its code lying on one of its indexes (:func:`lies_on`), the most confident first; every
+    other card read counts against precision."""
     read_cards = sorted(read_cards, key=lambda c: -getattr(c, "confidence", 1.0))
     claimed = [False] * len(photo.cards)
     right = 0
     for card in read_cards:
-        centre = np.array([(card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2])
         for k, truth in enumerate(photo.cards):
-            if not claimed[k] and truth.code == card.code and _lies_on(centre, truth.boxes):
+            if not claimed[k] and truth.code == card.code and lies_on(card.box, truth.boxes):
                 claimed[k] = True
                 right += 1
                 break
@@ -113,10 +113,15 @@ def score_photo(photo: LabelledPhoto, read_cards) -> PhotoScore:
                       [(truth.height, hit) for truth, hit in zip(photo.cards, claimed)])
 
 
-def _lies_on(point: np.ndarray, boxes: np.ndarray) -> bool:
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    reach = np.maximum(NEAR_PX, 0.5 * long_sides(boxes))
-    return bool((np.linalg.norm(centres - point, axis=1) <= reach).any())
+def lies_on(box, indexes: np.ndarray) -> bool:
+    """Whether a box read lies on one of a card's labelled indexes: an index's centre within it, or
+    within :data:`NEAR_PX` of it (half the index's longer side where that is more)."""
+    x0, y0, x1, y1 = box
+    centres = (indexes[:, :2] + indexes[:, 2:]) / 2
+    dx = np.maximum(0.0, np.maximum(x0 - centres[:, 0], centres[:, 0] - x1))
+    dy = np.maximum(0.0, np.maximum(y0 - centres[:, 1], centres[:, 1] - y1))
+    reach = np.maximum(NEAR_PX, 0.5 * long_sides(indexes))
+    return bool((np.hypot(dx, dy) <= reach).any())
 
 
 def band_table(scores: list[PhotoScore]) -> str:

@@ -1,0 +1,87 @@
+"""How long the card reader takes, end to end (BGR picture in, table reading out), at every size.
+
+    python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces]
+
+Renders held-out-deck scenes (``python -m vision faces`` first): a whole table seen by a 1080p
+webcam, a close 1080p webcam (``vision.camera.CLOSE_CARD_HEIGHTS_1080``) and a 12-megapixel phone
+photo of a few melds (4000×3000, cards as close). Each is read as the app reads it: the live
+frames through :meth:`~vision.card_reader.CardReader.read` once the reader knows their index size
+(one pass at the scale it chose), the stills through
+:meth:`~vision.card_reader.CardReader.read_photo` (the pyramid). The runs are taken in turn
+``--repeats`` times, so a slow spell of a shared machine falls on all alike. Prints a Markdown
+table of median milliseconds, each against its budget (a live frame 150 ms, a 12 MP photo 2 s), and
+the CPU's int8 instructions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.augment import photograph  # noqa: E402
+from vision.camera import CLOSE_CARD_HEIGHTS_1080  # noqa: E402
+from vision.card_reader import CardReader  # noqa: E402
+from vision.render import render_scene  # noqa: E402
+from vision.synth import build_scene  # noqa: E402
+
+LIVE_BUDGET_MS, PHOTO_BUDGET_MS = 150.0, 2000.0
+
+
+def picture(atlas: FaceAtlas, seed: int, size: tuple[int, int], close: bool):
+    scene = build_scene(atlas, seed, size, "test", card_heights=CLOSE_CARD_HEIGHTS_1080 if close else None)
+    return photograph(render_scene(scene, atlas), scene.owners, seed), len(scene.labels())
+
+
+def int8_instructions() -> str:
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split("flags", 2)[1].split("\n", 1)[0].split()
+    except (OSError, IndexError):
+        return "unknown"
+    found = [name for name in ("avx512_vnni", "avx_vnni", "amx_int8") if name in flags]
+    return ", ".join(found) or ("AVX2 alone" if "avx2" in flags else "no AVX2")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    args = parser.parse_args(argv)
+    atlas = FaceAtlas(args.atlas)
+    cases = {}
+    for name, seed, size, close, live in (("a whole table, 1080p webcam, live", 3, (1920, 1080), False, True),
+                                          ("a close 1080p webcam, live", 5, (1920, 1080), True, True),
+                                          ("a close 1080p webcam, still", 5, (1920, 1080), True, False),
+                                          ("a 12 MP phone photo, still", 9, (4000, 3000), True, False)):
+        frame, indexes = picture(atlas, seed, size, close)
+        reader = CardReader()  # the app's: the shipped networks on every core
+        if live:
+            for _ in range(3):  # the first readings measure the view's index size
+                reader.read(frame)
+        cases[name] = (reader.read if live else reader.read_photo, frame, indexes, live)
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    read: dict[str, int] = {}
+    for _ in range(args.repeats):
+        for name, (run, frame, _, _) in cases.items():
+            started = time.perf_counter()
+            reading = run(frame)
+            times[name].append((time.perf_counter() - started) * 1000)
+            read[name] = len(reading.cards())
+    print(f"int8 instructions: {int8_instructions()}; median of {args.repeats}\n")
+    print("| picture | labelled indexes | cards read | median ms | of its budget |")
+    print("|---|---|---|---|---|")
+    for name, (_, frame, indexes, live) in cases.items():
+        median = statistics.median(times[name])
+        budget = LIVE_BUDGET_MS if live else PHOTO_BUDGET_MS
+        print(f"| {name} ({frame.shape[1]}×{frame.shape[0]}) | {indexes} | {read[name]} | {median:.0f} "
+              f"| {median / budget:.2f} of {budget:.0f} ms |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -34,7 +34,7 @@ from .reader import corner_size_advice, focus_advice, load_card_reader, model_me
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
-from .store import DamagedGame, GameSummary, Store, StoreError
+from .store import DamagedGame, GameChanged, GameSummary, Store, StoreError
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
@@ -352,9 +352,12 @@ class MainWindow(QMainWindow):
         disk full), say so and go on: the hands confirmed before are on disk already."""
         try:
             write()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, GameChanged) as error:
             self.statusBar().showMessage(f"Could not save {what} ({error}); the hands confirmed before are "
                                          f"safe in {self.store.path}.")
+            if isinstance(error, GameChanged):  # the game was read again: show it as saved
+                self.sheet_view.refresh()
+                self._sheet_changed()
             return False
         return True
 

@@ -192,6 +192,13 @@ def move_aside(path: Path) -> Path:
 #: SQLite's errors for a file that is sound but can't be used now (``sqlite3.Error.sqlite_errorname``).
 NOT_NOW = ("SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR",
            "SQLITE_FULL", "SQLITE_AUTH")
+#: Why a file can't be written, when it or its folder is read-only.
+READ_ONLY = (f"the file or its folder is read-only: make both writable, or choose another file (--database FILE) "
+             f"or folder ({DATA_DIR_VARIABLE})")
+
+
+def cannot_write(path: Path, cause: str, why: str) -> UnusableStore:
+    return UnusableStore(path, f"The score-sheet file {path} can't be written ({cause}): {why}. Nothing in it was changed.")
 
 
 def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
@@ -202,13 +209,12 @@ def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         why = "another program is using it: is Canasta Companion already open? Close it and start again"
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
-        why = ("the file or its folder is read-only: make both writable, or choose another file "
-               f"(--database FILE) or folder ({DATA_DIR_VARIABLE})")
+        why = READ_ONLY
     elif name.startswith("SQLITE_FULL"):
         why = "the disk is full: free some space and start again"
     else:
         why = f"check that its folder can be written, or choose another file (--database FILE) or folder ({DATA_DIR_VARIABLE})"
-    return UnusableStore(path, f"The score-sheet file {path} can't be written ({error}): {why}. Nothing in it was changed.")
+    return cannot_write(path, str(error), why)
 
 
 class Store:
@@ -223,6 +229,7 @@ class Store:
             raise UnusableStore(self.path, f"The folder for the score sheets, {self.path.parent}, can't be made "
                                            f"({error.strerror}): choose another file (--database FILE) or folder "
                                            f"({DATA_DIR_VARIABLE}).") from None
+        self._check_permissions()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)  # transactions are explicit
             # Text the file holds that is not UTF-8 reads with a stand-in character, never an error.
@@ -233,6 +240,23 @@ class Store:
             self._close_quietly()
             raise unusable(self.path, error) or DamagedDatabase(
                 self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+
+    def _check_permissions(self) -> None:
+        """Refuse a file this user can't write before SQLite opens it: SQLite would open it read-only
+        and leave its journal files (``-wal``, ``-shm``) beside it with the file's read-only mode,
+        so the file would still be refused once made writable. Journal files left read-only so
+        beside a writable file are given the file's own mode."""
+        if not self.path.exists():
+            return
+        if not os.access(self.path, os.W_OK):
+            raise cannot_write(self.path, "no permission to write it", READ_ONLY)
+        for suffix in ("-wal", "-shm"):
+            journal = Path(str(self.path) + suffix)
+            if journal.exists() and not os.access(journal, os.W_OK):
+                try:
+                    journal.chmod(self.path.stat().st_mode & 0o777)
+                except OSError:
+                    pass  # another user's: SQLite finds it read-only, and the app says so
 
     def _check_writable(self) -> None:
         """Write to the file once (its version, unchanged), so a file the app can't write says so

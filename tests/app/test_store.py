@@ -1,5 +1,11 @@
+import os
 import random
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from tests.app.hands import hand_out
@@ -11,6 +17,8 @@ from companion.app.store import (
     SCHEMA_VERSION, DamagedDatabase, DamagedGame, DamagedHandInProgress, DamagedSetup, ForeignDatabase, GameChanged,
     NewerDatabase, Store, UnusableStore, default_path, move_aside, unusable,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def new_game(store):
@@ -338,3 +346,58 @@ def test_windows_writing_in_turn_change_only_the_sheet_they_saw(tmp_path, seed):
             assert action != "add"
             assert truth.game(game_id).hands == on_file and game.hands == on_file  # nothing written; read again
     assert refused
+
+
+@pytest.fixture
+def player_folder():
+    """A folder any user may write (``tmp_path`` lies in a folder only its owner may enter)."""
+    folder = Path(tempfile.mkdtemp(prefix="canasta-test-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def as_a_player(code: str, folder: Path) -> str:
+    """What ``code`` (Python, with ``folder`` as ``FOLDER``) prints, run as an ordinary user: root
+    writes read-only files, so where the tests run as root the code runs as user nobody."""
+    program = f"from pathlib import Path\nFOLDER = Path({str(folder)!r})\n{code}"
+    command = [sys.executable, "-c", program]
+    if os.geteuid() == 0:
+        command[:0] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]  # util-linux's
+        probe = subprocess.run([*command[:-1], "import companion.app.store"], capture_output=True, text=True, cwd=ROOT)
+        if probe.returncode:
+            pytest.skip(f"the tests run as root, and user nobody can't run the project's Python here "
+                        f"({(probe.stderr.strip().splitlines() or ['no message'])[-1]})")
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+READ_ONLY_SHEET = """
+import os, sqlite3
+from companion.app.store import Store, UnusableStore
+path = FOLDER / "s.sqlite3"
+Store(path).close()
+path.chmod(0o444)
+{refuse}
+print(sorted(p.name for p in FOLDER.iterdir()))
+path.chmod(0o644)
+Store(path).close()
+print("opened once writable")
+"""
+
+
+def test_a_read_only_sheet_is_refused_and_opens_once_made_writable(player_folder):
+    refuse = "try:\n    Store(path)\nexcept UnusableStore as error:\n    print(error)"
+    said, files, opened = as_a_player(READ_ONLY_SHEET.format(refuse=refuse), player_folder).splitlines()
+    assert "read-only" in said and "Nothing in it was changed" in said
+    assert files == "['s.sqlite3']"  # no journal files left beside it
+    assert opened == "opened once writable"
+
+
+def test_journal_files_left_read_only_beside_a_sheet_are_mended(player_folder):
+    # What versions before the check left: SQLite opened the file read-only and made its journal files so.
+    leave = "reading = sqlite3.connect(path)\nreading.execute('SELECT count(*) FROM games').fetchone()\nreading.close()"
+    files, opened = as_a_player(READ_ONLY_SHEET.format(refuse=leave), player_folder).splitlines()
+    assert files == "['s.sqlite3', 's.sqlite3-shm', 's.sqlite3-wal']"
+    assert opened == "opened once writable"

@@ -173,7 +173,7 @@ class MainWindow(QMainWindow):
             self.feed.frame_sink = self._offer_frame
         self.refresh_table()
         if start_video:
-            self.start_source(self._source_at_start())
+            self.play_at_start()
 
     # -------------------------------------------------------------------------------- building
     def _table_tab(self) -> QWidget:
@@ -563,6 +563,15 @@ class MainWindow(QMainWindow):
         self._show_hand(log, saved=True)
 
     # ------------------------------------------------------------------------------- the video
+    def play_at_start(self, video_file: str | None = None, camera: str | None = None) -> None:
+        """Play the video file or the camera (its id) asked for on the command line, else what
+        played last (see :meth:`_source_at_start`)."""
+        if video_file is not None:
+            self.settings.video_file = video_file
+            self.start_source(VIDEO_FILE)
+        else:
+            self.start_source(camera or self._source_at_start())
+
     def _source_at_start(self) -> str:
         """What played last time; the first camera (else the demo) the first time, or when the
         camera used last is not connected."""

@@ -9,6 +9,7 @@ or ends before the frames its header promised, says so after the frames it did g
 from __future__ import annotations
 
 import io
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -23,6 +24,16 @@ VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 MAX_PIXELS = 40_000_000
 MAX_SIDE = 16_384
 LIMITS = f"at most {MAX_SIDE:,} px a side and {MAX_PIXELS // 1_000_000} megapixels"
+
+
+def quiet_video_decoder() -> None:
+    """Keep FFmpeg's own lines (such as "moov atom not found") off stderr, so that a video that
+    can't be read is told once, in the project's words. OpenCV reads the setting when it opens its
+    first video, so this runs on import, before any; one set already (to debug) is kept."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's AV_LOG_QUIET
+
+
+quiet_video_decoder()
 
 
 class FrameSourceError(Exception):

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import QLoggingCategory
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from .cameras import list_cameras
@@ -98,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     video = Path(args.video).resolve() if args.video is not None else None
     if video is not None and not video.is_file():
         return refuse(f"--video {args.video}: no such file")
+    # Qt Multimedia's notes on the libraries it looks for (VA-API, PipeWire) as it lists the cameras
+    # say nothing to players; QT_LOGGING_RULES still shows them to whoever asks.
+    QLoggingCategory.setFilterRules("qt.multimedia.symbolsresolver=false\nqt.multimedia.ffmpeg.info=false")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(TITLE)
     camera = None

@@ -9,7 +9,12 @@ cd "$(dirname "$0")"
 
 DEBIAN_PACKAGES=(
   kdegames-card-data-kf5 gnome-cards-data   # real card-deck artwork (SVG) for the synthetic scenes
-  libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 libxcb-cursor0  # Qt 6 runtime
+  libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0  # Qt 6 runtime
+  # what Qt's xcb platform plugin (the X11 desktop) links: `ldd` on PySide6's plugins/platforms/libqxcb.so
+  # and lib/libQt6XcbQpa.so.6 (tests/app/test_desktop.py checks that none is missing)
+  libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
+  libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
+  libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
   libpulse0                                  # Qt Multimedia (the camera list) loads it
   fonts-dejavu-core                          # a font for Qt and for the project's own card faces
   fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf   # typefaces of the project's other drawn decks
@@ -30,10 +35,14 @@ DEBIAN_PACKAGES=(
   fonts-adf-switzera fonts-adf-verana
 )
 
-ensure_debian_packages() {
+# What the tests need besides: an X server without a screen, to start the app as on a desktop (xcb),
+# and xwininfo, to see its window there.
+TEST_DEBIAN_PACKAGES=(xvfb x11-utils)
+
+ensure_debian_packages() {   # the packages named as arguments
   command -v dpkg-query >/dev/null || return 0   # not Debian: install the equivalents of DEBIAN_PACKAGES yourself
   local missing=() p
-  for p in "${DEBIAN_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -65,12 +74,12 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
   app)
-    ensure_debian_packages
+    ensure_debian_packages "${DEBIAN_PACKAGES[@]}"
     ensure_venv
     exec .venv/bin/python -m companion.app "$@"
     ;;
   test)
-    ensure_debian_packages
+    ensure_debian_packages "${DEBIAN_PACKAGES[@]}" "${TEST_DEBIAN_PACKAGES[@]}"
     ensure_venv
     export QT_QPA_PLATFORM=offscreen
     exec .venv/bin/python -m pytest "$@"

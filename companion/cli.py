@@ -8,6 +8,7 @@ cards than the pack holds.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 from pathlib import Path
@@ -17,11 +18,28 @@ from .scoring import TEAMS
 from .variant import get_variant
 
 
+#: The most of a hand file that is read: a hand written out in full, indented, is a few kB.
+MAX_HAND_FILE_BYTES = 2_000_000
+#: Byte-order marks some editors (Windows Notepad) write first, and the text's encoding after each.
+BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+                    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
 def _read(path: str):
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_HAND_FILE_BYTES + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(MAX_HAND_FILE_BYTES + 1)
     except OSError as error:
         raise HandFileError(f"{path}: can't read the file ({error.strerror})") from None
+    if len(data) > MAX_HAND_FILE_BYTES:
+        raise HandFileError(f"{path}: too large for a hand file (over {MAX_HAND_FILE_BYTES // 1_000_000} MB; "
+                            "a hand is a few kB)")
+    encoding = next((name for mark, name in BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
+    try:
+        text = data.decode(encoding)
     except UnicodeDecodeError:
         raise HandFileError(f"{path}: not a text file (expected JSON)") from None
     try:

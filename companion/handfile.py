@@ -21,6 +21,10 @@ from .threes import Threes
 from .variant import Variant, get_variant
 from .violations import Violation
 
+#: The largest score, either way, a team has before a hand. A game ends after the hand in which a team
+#: reaches its target (10,000 at most) and hands score in the thousands, so a sheet stays far below
+#: this even with hands entered after its end; a larger number is a typing slip.
+MAX_SCORE = 1_000_000
 TOP_LEVEL_KEYS = {"variant", "table_rules", "went_out", "went_out_concealed", "teams"}
 TEAM_KEYS = {"score_before", "melds", "threes", "hands", "special_hand"}
 
@@ -56,6 +60,9 @@ def _team(data: Any, where: str, variant: Variant, rules: TableRules) -> TeamHan
     score = data.get("score_before", 0)
     if not isinstance(score, int) or isinstance(score, bool):
         raise HandFileError(f"{where}.score_before: expected a whole number, got {score!r}")
+    if abs(score) > MAX_SCORE:
+        raise HandFileError(f"{where}.score_before: {score:,} is more than a game reaches (at most "
+                            f"{MAX_SCORE:,} either way)")
     melds = tuple(Meld(cards) for cards in _list_of_card_lists(data.get("melds", []), f"{where}.melds"))
     for i, meld in enumerate(melds):
         problems = variant.meld_problems(meld, rules)

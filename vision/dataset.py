@@ -50,13 +50,42 @@ def write_dataset(out_dir: Path, atlas_dir: Path, images: int, seed: int, image_
     write_data_yaml(out_dir)
     jobs = [(out_dir, split, number, seed, image_size, card_heights) for split, number in plan(images)
             if split in splits]
-    workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
+    workers = workers or max(1, min(len(jobs), usable_cores()))
     if workers == 1:
         _init_worker(atlas_dir)
         yield from map(_write_one, jobs)
         return
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(atlas_dir,)) as pool:
         yield from pool.map(_write_one, jobs, chunksize=8)
+
+
+def usable_cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The cores this process may use: those it may run on (its CPU affinity), fewer where its
+    cgroup's CPU quota allows less time (a container given two cores of a larger machine), where
+    ``os.cpu_count()`` counts the whole machine's and each worker would load its own faces."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    quota = _cgroup_quota(cgroup)
+    return max(1, min(cores, round(quota))) if quota is not None else cores
+
+
+def _cgroup_quota(cgroup: Path) -> float | None:
+    """Cores' worth of CPU time the cgroup allows (v2's ``cpu.max``, v1's ``cpu.cfs_quota_us`` over
+    its period); ``None`` when unlimited or unknown."""
+    try:
+        quota, period = (cgroup / "cpu.max").read_text().split()
+    except (OSError, ValueError):
+        try:
+            quota = (cgroup / "cpu" / "cpu.cfs_quota_us").read_text().strip()
+            period = (cgroup / "cpu" / "cpu.cfs_period_us").read_text().strip()
+        except OSError:
+            return None
+    try:
+        return int(quota) / int(period) if int(quota) > 0 else None
+    except (ValueError, ZeroDivisionError):  # "max": no quota
+        return None
 
 
 def write_data_yaml(out_dir: Path) -> Path:

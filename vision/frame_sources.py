@@ -1,24 +1,39 @@
 """Frames from image and video files, with one clear line for every file that cannot give them.
 
 An empty, truncated, unreadable or enormous image raises :class:`FrameSourceError` before any
-pixels are decoded where the header already tells (so a forged 100,000-pixel-wide PNG costs
-nothing); a video that cannot be opened, or that breaks or ends before the frames its header
-promised, says so after the frames it did give.
+pixels are decoded: its size is read from its header, for every format OpenCV decodes (so a
+1.8 MB TIFF of 20,000×20,000 pixels costs nothing); a video that cannot be opened, or that breaks
+or ends before the frames its header promised, says so after the frames it did give.
 """
 
 from __future__ import annotations
 
-import struct
+import io
+import os
+import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 #: Largest frame read: a 4K webcam frame has 8.3 megapixels.
 MAX_PIXELS = 40_000_000
 MAX_SIDE = 16_384
+LIMITS = f"at most {MAX_SIDE:,} px a side and {MAX_PIXELS // 1_000_000} megapixels"
+
+
+def quiet_video_decoder() -> None:
+    """Keep FFmpeg's own lines (such as "moov atom not found") off stderr, so that a video that
+    can't be read is told once, in the project's words. OpenCV reads the setting when it opens its
+    first video, so this runs on import, before any; one set already (to debug) is kept."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's AV_LOG_QUIET
+
+
+quiet_video_decoder()
 
 
 class FrameSourceError(Exception):
@@ -38,9 +53,10 @@ def read_image(path: Path) -> np.ndarray:
         raise FrameSourceError(f"{path}: cannot read ({error.strerror or error})") from None
     if not data:
         raise FrameSourceError(f"{path}: empty file")
-    size = _header_size(data)
-    if size is not None:
-        _check_size(path, *size)
+    size = _header_size(path, data)
+    if size is None:
+        raise FrameSourceError(f"{path}: not an image OpenCV can decode")
+    _check_size(path, *size)
     if data[:2] == b"\xff\xd8" and not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
         raise FrameSourceError(f"{path}: truncated JPEG (no end-of-image marker)")
     if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-16:]:
@@ -82,23 +98,48 @@ def _check_size(path: Path, width: int, height: int) -> None:
     if width <= 0 or height <= 0:
         raise FrameSourceError(f"{path}: image has no pixels ({width}x{height})")
     if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
-        raise FrameSourceError(f"{path}: image too large ({width}x{height}; at most {MAX_PIXELS // 1_000_000} megapixels)")
+        raise FrameSourceError(f"{path}: image too large ({width}x{height}; {LIMITS})")
 
 
-def _header_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height from a PNG or JPEG header, without decoding; ``None`` for other formats."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        return struct.unpack(">II", data[16:24])
-    if data[:2] != b"\xff\xd8":
+def _header_size(path: Path, data: bytes) -> tuple[int, int] | None:
+    """Width and height from the image's header, without decoding its pixels; ``None`` for a file
+    no reader below knows. Pillow's ``Image.open`` reads only the header, of every format OpenCV
+    decodes but three, read here: Radiance HDR, PAM and colour PFM."""
+    with warnings.catch_warnings():
+        # Pillow warns of images over its own limit (89 megapixels) and refuses twice that; both
+        # are over this module's, so the size check below or the refusal here says it once.
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+        except Image.DecompressionBombError as error:
+            counted = re.search(r"\((\d+) pixels\)", str(error))  # Pillow names the count, not the sides
+            pixels = f"{int(counted[1]):,}" if counted else f"over {2 * Image.MAX_IMAGE_PIXELS:,}"
+            raise FrameSourceError(f"{path}: image too large ({pixels} pixels; {LIMITS})") from None
+        except Exception:  # a header Pillow does not know, or can't make sense of
+            pass
+    return _radiance_size(data) or _netpbm_size(data)
+
+
+def _radiance_size(data: bytes) -> tuple[int, int] | None:
+    """A Radiance HDR header: text lines, a blank one, then e.g. ``-Y 1080 +X 1920``."""
+    if not data.startswith(b"#?"):
         return None
-    offset = 2
-    while offset + 9 < len(data):
-        if data[offset] != 0xFF:
-            return None
-        marker = data[offset + 1]
-        length = struct.unpack(">H", data[offset + 2:offset + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # start of frame
-            height, width = struct.unpack(">HH", data[offset + 5:offset + 9])
-            return width, height
-        offset += 2 + length
+    found = re.search(rb"\n\n([-+])([XY]) (\d+) ([-+])([XY]) (\d+)\n", data[:4096])
+    if found is None:
+        return None
+    sides = {found[2]: int(found[3]), found[5]: int(found[6])}
+    return (sides[b"X"], sides[b"Y"]) if set(sides) == {b"X", b"Y"} else None
+
+
+def _netpbm_size(data: bytes) -> tuple[int, int] | None:
+    """A PAM header (``P7`` then ``WIDTH w`` and ``HEIGHT h`` lines) or a PFM one (``PF``/``Pf``, then
+    width and height)."""
+    head = data[:4096]
+    if head[:3] == b"P7\n":
+        width, height = re.search(rb"\nWIDTH\s+(\d+)", head), re.search(rb"\nHEIGHT\s+(\d+)", head)
+        return (int(width[1]), int(height[1])) if width and height else None
+    if head[:2] in (b"PF", b"Pf"):
+        found = re.match(rb"P[Ff]\s+(\d+)\s+(\d+)\s", head)
+        return (int(found[1]), int(found[2])) if found else None
     return None

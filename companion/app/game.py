@@ -4,6 +4,11 @@ Every change is checked by the game core first, then committed to the store in o
 only then applied in memory, so what the players see is always what is on disk. The hand in progress
 on the table is kept with the game: adding a hand scored from the table clears it in the same
 transaction, and taking that hand back off the sheet can put it back.
+
+Each change names the game's version as last read (:class:`~companion.app.store.GameChanged` when
+another window changed it since). The game is then read again, and a hand added at the end goes
+after the hands saved there, so it is kept; any other change is refused, as it was meant for a
+sheet that is no longer there.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
 from companion.handfile import hand_warnings
 
-from .store import UNCHANGED, DamagedGame, GameRecord, Store
+from .store import UNCHANGED, DamagedGame, GameChanged, GameRecord, Store
 
 DEFAULT_TEAM_NAMES = {"A": "Team A", "B": "Team B"}
 
@@ -23,8 +28,13 @@ class Game:
     def __init__(self, store: Store, record: GameRecord):
         self.store = store
         self.id = record.id
+        self._take(record)
+
+    def _take(self, record: GameRecord) -> None:
+        """The game as ``record`` holds it."""
         self.team_names = dict(record.team_names)
         self.sheet = ScoreSheet(record.variant, TableRules.from_dict(record.table_rules), list(record.hands))
+        self.version = record.version  #: the game's version in the store, as last read or written here
 
     @classmethod
     def start(cls, store: Store, variant: str, rules: TableRules, team_names: dict[str, str]) -> Game:
@@ -82,18 +92,33 @@ class Game:
         return data
 
     # --------------------------------------------------------------------------------- changes
-    def add(self, hand: dict[str, Any], hand_in_progress: Any = UNCHANGED) -> None:
-        """Add a hand at the end of the sheet; ``hand_in_progress=None`` also clears the table's."""
-        self.insert(len(self.hands), hand, hand_in_progress)
+    #: How often adding a hand reads the game again when other windows keep changing it.
+    ADD_TRIES = 5
+
+    def add(self, hand: dict[str, Any], hand_in_progress: Any = UNCHANGED) -> int:
+        """Add a hand at the end of the sheet and return its position; ``hand_in_progress=None`` also
+        clears the table's. Where another window added hands meanwhile, this one goes after them."""
+        for _ in range(self.ADD_TRIES - 1):
+            try:
+                return self._add_at_end(hand, hand_in_progress)
+            except GameChanged:
+                pass  # the game was read again: add at its end as it is now
+        return self._add_at_end(hand, hand_in_progress)
+
+    def _add_at_end(self, hand: dict[str, Any], hand_in_progress: Any) -> int:
+        position = len(self.hands)
+        self.insert(position, hand, hand_in_progress)
+        return position
 
     def insert(self, position: int, hand: dict[str, Any], hand_in_progress: Any = UNCHANGED) -> None:
         after = self._sheet_with(lambda s: s.hands.insert(position, self._checked(hand)))
-        self.store.insert_hand(self.id, position, hand, after.game_over, hand_in_progress)
+        self._commit(lambda: self.store.insert_hand(self.id, self.version, position, hand, after.game_over,
+                                                    hand_in_progress))
         self.sheet = after
 
     def replace(self, position: int, hand: dict[str, Any]) -> None:
         after = self._sheet_with(lambda s: s.replace(position, hand))
-        self.store.replace_hand(self.id, position, hand, after.game_over)
+        self._commit(lambda: self.store.replace_hand(self.id, self.version, position, hand, after.game_over))
         self.sheet = after
 
     def delete(self, position: int, hand_in_progress: Any = UNCHANGED) -> dict[str, Any]:
@@ -101,7 +126,7 @@ class Game:
         table in the same transaction (the hand taken back off the sheet)."""
         hand = copy.deepcopy(self.hands[position])
         after = self._sheet_with(lambda s: s.delete(position))
-        self.store.delete_hand(self.id, position, after.game_over, hand_in_progress)
+        self._commit(lambda: self.store.delete_hand(self.id, self.version, position, after.game_over, hand_in_progress))
         self.sheet = after
         return hand
 
@@ -113,17 +138,28 @@ class Game:
         self.store.save_hand_in_progress(self.id, hand)
 
     def set_team_names(self, names: dict[str, str]) -> None:
-        self.store.update_game(self.id, variant=self.variant, table_rules=self.rules.to_dict(), team_names=names)
+        self._commit(lambda: self.store.update_game(self.id, self.version, variant=self.variant,
+                                                    table_rules=self.rules.to_dict(), team_names=names))
         self.team_names = dict(names)
 
     def set_rules(self, variant: str, rules: TableRules) -> None:
         """Change variant or table rules: only before the first hand, when nothing needs rescoring."""
         if self.hands:
             raise ValueError("the table rules of a game are fixed once its first hand is on the sheet")
-        self.store.update_game(self.id, variant=variant, table_rules=rules.to_dict(), team_names=self.team_names)
+        self._commit(lambda: self.store.update_game(self.id, self.version, variant=variant,
+                                                    table_rules=rules.to_dict(), team_names=self.team_names))
         self.sheet = ScoreSheet(variant, rules, [])
 
     # --------------------------------------------------------------------------------- helpers
+    def _commit(self, write) -> None:
+        """Run a change to the store (it returns the game's new version). When another window
+        changed the game first, read it again as saved and raise :class:`GameChanged`."""
+        try:
+            self.version = write()
+        except GameChanged:
+            self._take(self.store.game(self.id))
+            raise
+
     def _sheet_with(self, change) -> ScoreSheet:
         """A copy of the sheet with ``change`` applied; the live sheet changes only after the commit."""
         sheet = ScoreSheet(self.variant, self.rules, copy.deepcopy(self.hands))

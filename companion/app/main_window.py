@@ -35,7 +35,7 @@ from .reader import corner_size_advice, focus_advice, load_card_reader, model_me
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
-from .store import DamagedGame, GameSummary, Store, StoreError
+from .store import DamagedGame, GameChanged, GameSummary, Store, StoreError
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.refresh_table()
         if start_video:
-            self.start_source(self._source_at_start())
+            self.play_at_start()
 
     # -------------------------------------------------------------------------------- building
     def _table_tab(self) -> QWidget:
@@ -360,9 +360,12 @@ class MainWindow(QMainWindow):
         disk full), say so and go on: the hands confirmed before are on disk already."""
         try:
             write()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, GameChanged) as error:
             self.statusBar().showMessage(f"Could not save {what} ({error}); the hands confirmed before are "
                                          f"safe in {self.store.path}.")
+            if isinstance(error, GameChanged):  # the game was read again: show it as saved
+                self.sheet_view.refresh()
+                self._sheet_changed()
             return False
         return True
 
@@ -625,6 +628,15 @@ class MainWindow(QMainWindow):
         self._show_hand(log, saved=True)
 
     # ------------------------------------------------------------------------------- the video
+    def play_at_start(self, video_file: str | None = None, camera: str | None = None) -> None:
+        """Play the video file or the camera (its id) asked for on the command line, else what
+        played last (see :meth:`_source_at_start`)."""
+        if video_file is not None:
+            self.settings.video_file = video_file
+            self.start_source(VIDEO_FILE)
+        else:
+            self.start_source(camera or self._source_at_start())
+
     def _source_at_start(self) -> str:
         """What played last time; the first camera (else the demo) the first time, or when the
         camera used last is not connected."""

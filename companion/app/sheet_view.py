@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton,
@@ -20,6 +20,7 @@ from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .export import write_pdf
 from .game import Game
+from .store import UNCHANGED, GameChanged
 from .sheet_table import sheet_table, write_csv
 
 #: What can go wrong while a change is committed: the core refuses the hand, or the disk fails.
@@ -135,21 +136,28 @@ class SheetView(QWidget):
         """Add a hand at the end of the sheet. A hand scored from the table (``table_shows`` given)
         clears the table's hand in progress in the same transaction, and undoing it puts the hand it
         came from (``from_table``, the store's hand log) back; ``table_shows`` is told which hand
-        the table now shows: ``None`` (the next) or ``from_table``."""
+        the table now shows: ``None`` (the next) or ``from_table``. Where another window added
+        hands meanwhile, the hand goes after them, and undo takes back this one."""
         game = self.game
-        position = len(game.hands)
-        if table_shows is None:
-            return self._change(f"add hand {position + 1}", lambda: game.add(hand), lambda: game.delete(position))
+        expected = len(game.hands)
+        added: list[int] = []  # where the hand went, each time it is added (undo, redo)
 
         def add() -> None:
-            game.add(hand, hand_in_progress=None)
-            table_shows(None)
+            added.append(game.add(hand, hand_in_progress=None if table_shows else UNCHANGED))
+            if table_shows:
+                table_shows(None)
 
         def take_back() -> None:
-            game.delete(position, hand_in_progress=from_table)
-            table_shows(from_table)
+            game.delete(added[-1], hand_in_progress=from_table if table_shows else UNCHANGED)
+            if table_shows:
+                table_shows(from_table)
 
-        return self._change(f"add hand {position + 1}", add, take_back)
+        if not self._change(f"add hand {expected + 1}", add, take_back):
+            return False
+        if added[-1] != expected:
+            self._tell(f"The score sheet had been changed in another window: this hand is added after the hands "
+                       f"saved there, as hand {added[-1] + 1}.")
+        return True
 
     def edit_hand(self, position: int | None) -> None:
         if position is None:
@@ -176,9 +184,17 @@ class SheetView(QWidget):
         return True
 
     def commit(self, change: Callable[[], None]) -> bool:
-        """Make one change to the game; a failure is told to the players, and nothing changes."""
+        """Make one change to the game; a failure is told to the players, and nothing changes. When
+        another window changed the game first, the sheet shows it as saved there, and the undo
+        history (of the sheet as it was) is cleared."""
         try:
             change()
+        except GameChanged as error:
+            self._tell(f"The score sheet was not changed: {error}. It now shows the hands as saved; make the "
+                       "change again if it is still wanted.")
+            QTimer.singleShot(0, self.undo_stack.clear)  # not while the stack runs one of its commands
+            self.refresh()
+            return False
         except COMMIT_ERRORS as error:
             self._tell(f"The score sheet was not changed: {error}")
             return False

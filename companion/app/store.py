@@ -17,6 +17,11 @@ holding it) raises :class:`UnusableStore`: nothing is wrong with it, so nothing 
 whose record can't be read raises :class:`DamagedGame` and leaves the other games usable.
 A file written by an older version is brought up to date when opened (:data:`MIGRATIONS`), in one
 transaction, so it keeps every game.
+
+Two programs may write one file (two copies of the app, though the app's lock keeps a second copy
+away). Every change to a game names the game's version as the writer last read it and counts it
+up in the same transaction; a change made from an older version raises :class:`GameChanged` and
+writes nothing, so no writer removes or moves a hand it has not seen.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ DATA_DIR_VARIABLE = "CANASTA_COMPANION_DATA"
 FILE_NAME = "scoresheets.sqlite3"
 #: Marks the file as ours in the SQLite header (``PRAGMA application_id``): "CnCo".
 APPLICATION_ID = 0x436E436F
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE games (
@@ -83,6 +88,10 @@ CREATE TABLE taught_cards (             -- the table's own deck, as players name
     taught TEXT NOT NULL
 );
 """,
+    5: """
+-- counted up by every change to the game (a comment after the column would end up inside the table's SQL)
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0
+""",
 }
 
 #: Leave the hand in progress as it is (the default of the hand changes).
@@ -114,6 +123,12 @@ class DamagedGame(StoreError):
     """One game's record can't be read; the file and its other games are usable."""
 
 
+class GameChanged(StoreError):
+    """Another program changed the game since this one read it: nothing was written."""
+
+    can_start_fresh = False
+
+
 class ForeignDatabase(StoreError):
     pass
 
@@ -139,6 +154,7 @@ class GameRecord:
     created: str
     finished: str | None
     hands: list[dict[str, Any]]
+    version: int = 0  #: what a change to the game names (see :meth:`Store.insert_hand`)
 
 
 @dataclass(frozen=True)
@@ -176,6 +192,13 @@ def move_aside(path: Path) -> Path:
 #: SQLite's errors for a file that is sound but can't be used now (``sqlite3.Error.sqlite_errorname``).
 NOT_NOW = ("SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR",
            "SQLITE_FULL", "SQLITE_AUTH")
+#: Why a file can't be written, when it or its folder is read-only.
+READ_ONLY = (f"the file or its folder is read-only: make both writable, or choose another file (--database FILE) "
+             f"or folder ({DATA_DIR_VARIABLE})")
+
+
+def cannot_write(path: Path, cause: str, why: str) -> UnusableStore:
+    return UnusableStore(path, f"The score-sheet file {path} can't be written ({cause}): {why}. Nothing in it was changed.")
 
 
 def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
@@ -186,13 +209,12 @@ def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         why = "another program is using it: is Canasta Companion already open? Close it and start again"
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
-        why = ("the file or its folder is read-only: make both writable, or choose another file "
-               f"(--database FILE) or folder ({DATA_DIR_VARIABLE})")
+        why = READ_ONLY
     elif name.startswith("SQLITE_FULL"):
         why = "the disk is full: free some space and start again"
     else:
         why = f"check that its folder can be written, or choose another file (--database FILE) or folder ({DATA_DIR_VARIABLE})"
-    return UnusableStore(path, f"The score-sheet file {path} can't be written ({error}): {why}. Nothing in it was changed.")
+    return cannot_write(path, str(error), why)
 
 
 class Store:
@@ -207,6 +229,7 @@ class Store:
             raise UnusableStore(self.path, f"The folder for the score sheets, {self.path.parent}, can't be made "
                                            f"({error.strerror}): choose another file (--database FILE) or folder "
                                            f"({DATA_DIR_VARIABLE}).") from None
+        self._check_permissions()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)  # transactions are explicit
             # Text the file holds that is not UTF-8 reads with a stand-in character, never an error.
@@ -217,6 +240,23 @@ class Store:
             self._close_quietly()
             raise unusable(self.path, error) or DamagedDatabase(
                 self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+
+    def _check_permissions(self) -> None:
+        """Refuse a file this user can't write before SQLite opens it: SQLite would open it read-only
+        and leave its journal files (``-wal``, ``-shm``) beside it with the file's read-only mode,
+        so the file would still be refused once made writable. Journal files left read-only so
+        beside a writable file are given the file's own mode."""
+        if not self.path.exists():
+            return
+        if not os.access(self.path, os.W_OK):
+            raise cannot_write(self.path, "no permission to write it", READ_ONLY)
+        for suffix in ("-wal", "-shm"):
+            journal = Path(str(self.path) + suffix)
+            if journal.exists() and not os.access(journal, os.W_OK):
+                try:
+                    journal.chmod(self.path.stat().st_mode & 0o777)
+                except OSError:
+                    pass  # another user's: SQLite finds it read-only, and the app says so
 
     def _check_writable(self) -> None:
         """Write to the file once (its version, unchanged), so a file the app can't write says so
@@ -280,6 +320,14 @@ class Store:
     def _transaction(self) -> Store._Transaction:
         return Store._Transaction(self._db)
 
+    class _Reading(_Transaction):
+        def __enter__(self):
+            self.db.execute("BEGIN")  # deferred: a read lock only
+
+    def _reading(self) -> Store._Reading:
+        """A read transaction: what it reads is one state of the file."""
+        return Store._Reading(self._db)
+
     # ----------------------------------------------------------------------------------- games
     def new_game(self, variant: str, table_rules: dict[str, Any], team_names: dict[str, str]) -> int:
         with self._transaction():
@@ -290,18 +338,21 @@ class Store:
         return cursor.lastrowid
 
     def game(self, game_id: int) -> GameRecord:
-        row = self._db.execute(
-            "SELECT id, variant, table_rules, team_a, team_b, created, finished FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        if row is None:
-            raise KeyError(f"there is no game {game_id} in {self.path}")
-        try:
-            hands = [json.loads(text) for (text,) in self._db.execute(
+        # One read transaction: the version read is the one the hands read were at.
+        with self._reading():
+            row = self._db.execute(
+                "SELECT id, variant, table_rules, team_a, team_b, created, finished, version FROM games WHERE id = ?",
+                (game_id,)).fetchone()
+            if row is None:
+                raise KeyError(f"there is no game {game_id} in {self.path}")
+            texts = [text for (text,) in self._db.execute(
                 "SELECT hand FROM hands WHERE game_id = ? ORDER BY position", (game_id,))]
+        try:
+            hands = [json.loads(text) for text in texts]
             rules = json.loads(row[2])
         except (TypeError, ValueError) as error:
             raise DamagedGame(self.path, f"game {game_id} can't be read back ({error})") from None
-        return GameRecord(row[0], row[1], rules, {"A": row[3], "B": row[4]}, row[5], row[6], hands)
+        return GameRecord(row[0], row[1], rules, {"A": row[3], "B": row[4]}, row[5], row[6], hands, row[7])
 
     def games(self) -> list[GameSummary]:
         """Every game, newest first."""
@@ -311,19 +362,26 @@ class Store:
         )
         return [GameSummary(r[0], r[1], {"A": r[2], "B": r[3]}, r[4], r[5], r[6]) for r in rows]
 
-    def update_game(self, game_id: int, *, variant: str, table_rules: dict[str, Any], team_names: dict[str, str]) -> None:
+    # Each change to a game names the version it was made from (``version``, as read with the game
+    # or returned by the last change) and returns the game's new one; :class:`GameChanged` when the
+    # game is at another version (another program changed it), and nothing is written.
+    def update_game(self, game_id: int, version: int, *, variant: str, table_rules: dict[str, Any],
+                    team_names: dict[str, str]) -> int:
         with self._transaction():
+            version = self._next_version(game_id, version)
             self._db.execute(
                 "UPDATE games SET variant = ?, table_rules = ?, team_a = ?, team_b = ? WHERE id = ?",
                 (variant, json.dumps(table_rules), team_names["A"], team_names["B"], game_id),
             )
+        return version
 
     # ----------------------------------------------------------------------------------- hands
     # Each change also records whether the game is over, in the same transaction, and may set the
     # hand in progress (``None`` clears it): a hand scored from the table leaves it in that commit.
-    def insert_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool,
-                    hand_in_progress: Any = UNCHANGED) -> None:
+    def insert_hand(self, game_id: int, version: int, position: int, hand: dict[str, Any], game_over: bool,
+                    hand_in_progress: Any = UNCHANGED) -> int:
         with self._transaction():
+            version = self._next_version(game_id, version)
             self._db.execute("UPDATE hands SET position = position + 1 WHERE game_id = ? AND position >= ?", (game_id, position))
             self._db.execute(
                 "INSERT INTO hands (game_id, position, hand, confirmed) VALUES (?, ?, ?, ?)",
@@ -331,21 +389,36 @@ class Store:
             )
             self._set_finished(game_id, game_over)
             self._put_hand_in_progress(game_id, hand_in_progress)
+        return version
 
-    def replace_hand(self, game_id: int, position: int, hand: dict[str, Any], game_over: bool) -> None:
+    def replace_hand(self, game_id: int, version: int, position: int, hand: dict[str, Any], game_over: bool) -> int:
         with self._transaction():
+            version = self._next_version(game_id, version)
             self._db.execute(
                 "UPDATE hands SET hand = ?, confirmed = ? WHERE game_id = ? AND position = ?",
                 (json.dumps(hand), _now(), game_id, position),
             )
             self._set_finished(game_id, game_over)
+        return version
 
-    def delete_hand(self, game_id: int, position: int, game_over: bool, hand_in_progress: Any = UNCHANGED) -> None:
+    def delete_hand(self, game_id: int, version: int, position: int, game_over: bool,
+                    hand_in_progress: Any = UNCHANGED) -> int:
         with self._transaction():
+            version = self._next_version(game_id, version)
             self._db.execute("DELETE FROM hands WHERE game_id = ? AND position = ?", (game_id, position))
             self._db.execute("UPDATE hands SET position = position - 1 WHERE game_id = ? AND position > ?", (game_id, position))
             self._set_finished(game_id, game_over)
             self._put_hand_in_progress(game_id, hand_in_progress)
+        return version
+
+    def _next_version(self, game_id: int, version: int) -> int:
+        """Count the game's version up from ``version`` (inside the change's transaction), or raise
+        :class:`GameChanged`, which rolls the transaction back."""
+        counted = self._db.execute("UPDATE games SET version = version + 1 WHERE id = ? AND version = ?",
+                                   (game_id, version)).rowcount
+        if not counted:
+            raise GameChanged(self.path, "the score sheet was changed in another window since this one read it")
+        return version + 1
 
     def _set_finished(self, game_id: int, game_over: bool) -> None:
         self._db.execute(

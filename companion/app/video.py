@@ -11,6 +11,10 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
+from vision.frame_sources import quiet_video_decoder
+
+quiet_video_decoder()  # a video that can't be played is told in the window, not by FFmpeg on stderr
+
 
 def to_qimage(frame_bgr: np.ndarray) -> QImage:
     """The frame as a QImage the window paints without converting it: 32-bit RGB, which in memory

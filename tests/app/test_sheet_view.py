@@ -7,6 +7,7 @@ from companion.app.game import Game
 from companion.app.sheet_table import sheet_table, write_csv
 from companion.app.export import write_pdf
 from companion.app.sheet_view import SheetView
+from companion.app.store import Store
 
 
 def sheet_with_three_hands(qtbot, store):
@@ -94,3 +95,22 @@ def test_an_export_that_cannot_be_written_says_why(qtbot, store, tmp_path, monke
     view._export(kind, kind.lower(), write_pdf if kind == "PDF" else write_csv)
     assert len(told) == 1 and told[0].startswith(f"Could not write {path}: ")
     assert told[0].split(": ")[-1] in ("Not a directory", "No such file or directory", "Is a directory")
+
+
+def test_a_sheet_changed_in_another_window_is_shown_as_saved_not_overwritten(qtbot, store, monkeypatch):
+    game, view = sheet_with_three_hands(qtbot, store)
+    told = []
+    monkeypatch.setattr(view, "_tell", told.append)
+    elsewhere = Game.load(Store(store.path), game.id)
+    elsewhere.add(hand_out("B", ("JC",)))
+    view.delete_hand(2)  # this window still shows three hands
+    assert "changed in another window" in told[-1] and "now shows the hands as saved" in told[-1]
+    assert view.table.rowCount() == 4 and Game.load(store, game.id).hands == elsewhere.hands
+    qtbot.waitUntil(lambda: view.undo_stack.count() == 0)  # its steps were steps on the old sheet
+
+    elsewhere.add(hand_out("A", ("9C",)))
+    assert view.add_hand(hand_out("B", ("QC",)))  # a confirmed hand goes after the ones added there
+    assert "as hand 6" in told[-1] and view.table.rowCount() == 6
+    assert Game.load(store, game.id).hands[4:] == [hand_out("A", ("9C",)), hand_out("B", ("QC",))]
+    view.undo_stack.undo()  # takes back this window's hand, not the other's
+    assert Game.load(store, game.id).hands[4:] == [hand_out("A", ("9C",))]

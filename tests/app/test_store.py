@@ -1,4 +1,11 @@
+import os
+import random
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from tests.app.hands import hand_out
@@ -7,9 +14,11 @@ from companion import HandFileError, TableRules
 from companion.app.game import Game
 from companion.app.settings import AppSettings
 from companion.app.store import (
-    SCHEMA_VERSION, DamagedDatabase, DamagedGame, DamagedHandInProgress, DamagedSetup, ForeignDatabase,
+    SCHEMA_VERSION, DamagedDatabase, DamagedGame, DamagedHandInProgress, DamagedSetup, ForeignDatabase, GameChanged,
     NewerDatabase, Store, UnusableStore, default_path, move_aside, unusable,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def new_game(store):
@@ -135,9 +144,9 @@ def test_table_setups_are_kept_per_video_source(tmp_path):
     assert again.table_setup("/dev/video0") is None
 
 
-#: The tables each older version did not have yet.
+#: The tables each older version did not have yet (and none had the games' version column).
 NOT_YET = {1: ("table_setups", "hand_in_progress", "taught_cards"), 2: ("hand_in_progress", "taught_cards"),
-           3: ("taught_cards",)}
+           3: ("taught_cards",), 4: ()}
 
 
 @pytest.mark.parametrize("version", sorted(NOT_YET))
@@ -150,18 +159,22 @@ def test_a_database_from_an_older_version_opens_and_keeps_its_games(tmp_path, ve
     old = sqlite3.connect(path)  # as that version wrote it
     for table in NOT_YET[version]:
         old.execute(f"DROP TABLE {table}")
+    old.execute("ALTER TABLE games DROP COLUMN version")
     old.execute(f"PRAGMA user_version = {version}")
     old.close()
 
     again = Store(path)
-    assert Game.load(again, game.id).hands == [hand_out("A")]
+    resumed = Game.load(again, game.id)
+    assert resumed.hands == [hand_out("A")]
+    resumed.add(hand_out("B"))
+    assert Game.load(again, game.id).hands == [hand_out("A"), hand_out("B")]
     again.save_table_setup("demo", AREAS)
     assert again.table_setup("demo") == AREAS
     again.save_hand_in_progress(game.id, {"events": []})
     assert again.hand_in_progress(game.id) == {"events": []}
     assert again.add_taught_cards([("KH", b"png")]) == 1
     again.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
 
 
 def test_taught_cards_are_kept_in_order_by_picture_across_a_restart_until_forgotten(tmp_path):
@@ -275,3 +288,116 @@ def test_team_areas_that_cannot_be_read_back_say_so(tmp_path):
     store._db.execute("UPDATE table_setups SET setup = '{' WHERE source = 'demo'")
     with pytest.raises(DamagedSetup, match="team areas kept for demo"):
         store.table_setup("demo")
+
+
+def test_two_windows_on_one_file_lose_no_confirmed_hand(tmp_path):
+    """Two copies of the app on one file (the lock keeps a second one away; this is without it)."""
+    path = tmp_path / "s.sqlite3"
+    first, second = Store(path), Store(path)
+    game_id = new_game(first).id
+    g1, g2 = Game.load(first, game_id), Game.load(second, game_id)
+    g1.add(hand_out("A", ("4C",)))
+    assert g2.add(hand_out("B", ("5C",))) == 1  # after the hand the first window added
+    with pytest.raises(GameChanged, match="changed in another window"):
+        g1.delete(len(g1.hands) - 1)  # "its" last hand is no longer the sheet's last
+    both = [hand_out("A", ("4C",)), hand_out("B", ("5C",))]
+    assert g1.hands == both and Game.load(Store(path), game_id).hands == both
+    g1.set_team_names({"A": "Al", "B": "Bea"})
+    with pytest.raises(GameChanged):
+        g2.replace(0, hand_out("B", ("6C",)))  # made from the game as it was before the new names
+    assert g2.team_names == {"A": "Al", "B": "Bea"} and Game.load(Store(path), game_id).hands == both
+    assert g2.delete(1) == hand_out("B", ("5C",))  # once it has seen the sheet as saved, it may change it
+    assert Game.load(Store(path), game_id).hands == [hand_out("A", ("4C",))]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_windows_writing_in_turn_change_only_the_sheet_they_saw(tmp_path, seed):
+    """Three stores on one file add, correct and delete hands in a random order: every hand added is
+    kept, and a correction or a deletion is made only by a window that saw the sheet as it was."""
+    path = tmp_path / "s.sqlite3"
+    stores = [Store(path) for _ in range(3)]
+    game_id = new_game(stores[0]).id
+    games = [Game.load(store, game_id) for store in stores]
+    truth = Store(path)
+    rng = random.Random(seed)
+    refused = 0
+    hands = iter([hand_out(team, (card,)) for card in ("4C", "5C", "6C", "7C", "8C", "9C", "10C", "QC", "JC", "AC")
+                  for team in "AB"])
+    for _ in range(40):
+        game = rng.choice(games)
+        seen = list(game.hands)
+        on_file = truth.game(game_id).hands
+        action = rng.choice(("add", "add", "delete", "replace")) if seen else "add"
+        try:
+            if action == "add":
+                hand = next(hands, None) or hand_out("A", ("KC",))
+                position = game.add(hand)
+                assert truth.game(game_id).hands == on_file + [hand] and position == len(on_file)
+            elif action == "delete":
+                at = rng.randrange(len(seen))
+                game.delete(at)
+                assert seen == on_file and truth.game(game_id).hands == seen[:at] + seen[at + 1:]
+            else:
+                at = rng.randrange(len(seen))
+                game.replace(at, hand_out("B", ("3S",)))
+                assert seen == on_file
+        except GameChanged:  # made from an older version of the game (whose hands may read the same)
+            refused += 1
+            assert action != "add"
+            assert truth.game(game_id).hands == on_file and game.hands == on_file  # nothing written; read again
+    assert refused
+
+
+@pytest.fixture
+def player_folder():
+    """A folder any user may write (``tmp_path`` lies in a folder only its owner may enter)."""
+    folder = Path(tempfile.mkdtemp(prefix="canasta-test-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def as_a_player(code: str, folder: Path) -> str:
+    """What ``code`` (Python, with ``folder`` as ``FOLDER``) prints, run as an ordinary user: root
+    writes read-only files, so where the tests run as root the code runs as user nobody."""
+    program = f"from pathlib import Path\nFOLDER = Path({str(folder)!r})\n{code}"
+    command = [sys.executable, "-c", program]
+    if os.geteuid() == 0:
+        command[:0] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]  # util-linux's
+        probe = subprocess.run([*command[:-1], "import companion.app.store"], capture_output=True, text=True, cwd=ROOT)
+        if probe.returncode:
+            pytest.skip(f"the tests run as root, and user nobody can't run the project's Python here "
+                        f"({(probe.stderr.strip().splitlines() or ['no message'])[-1]})")
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+READ_ONLY_SHEET = """
+import os, sqlite3
+from companion.app.store import Store, UnusableStore
+path = FOLDER / "s.sqlite3"
+Store(path).close()
+path.chmod(0o444)
+{refuse}
+print(sorted(p.name for p in FOLDER.iterdir()))
+path.chmod(0o644)
+Store(path).close()
+print("opened once writable")
+"""
+
+
+def test_a_read_only_sheet_is_refused_and_opens_once_made_writable(player_folder):
+    refuse = "try:\n    Store(path)\nexcept UnusableStore as error:\n    print(error)"
+    said, files, opened = as_a_player(READ_ONLY_SHEET.format(refuse=refuse), player_folder).splitlines()
+    assert "read-only" in said and "Nothing in it was changed" in said
+    assert files == "['s.sqlite3']"  # no journal files left beside it
+    assert opened == "opened once writable"
+
+
+def test_journal_files_left_read_only_beside_a_sheet_are_mended(player_folder):
+    # What versions before the check left: SQLite opened the file read-only and made its journal files so.
+    leave = "reading = sqlite3.connect(path)\nreading.execute('SELECT count(*) FROM games').fetchone()\nreading.close()"
+    files, opened = as_a_player(READ_ONLY_SHEET.format(refuse=leave), player_folder).splitlines()
+    assert files == "['s.sqlite3', 's.sqlite3-shm', 's.sqlite3-wal']"
+    assert opened == "opened once writable"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -11,6 +13,7 @@ import numpy as np
 from companion.app.video import VideoFeed
 
 FRAMES = 300
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fast_clip(path) -> str:
@@ -70,3 +73,15 @@ def test_a_source_that_hangs_is_let_go_without_taking_the_app_down(qtbot, tmp_pa
     release.set()  # the old source's read returns: its thread ends and is let go
     qtbot.waitUntil(lambda: not feed._retiring, timeout=5000)
     feed.stop()
+
+
+def test_a_broken_video_is_told_in_the_window_and_ffmpeg_keeps_quiet(tmp_path):
+    """FFmpeg writes its own line ("moov atom not found") to stderr as it fails to open a cut video;
+    the window says what went wrong, so the terminal gets nothing."""
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(64))
+    code = ("import sys\nfrom PySide6.QtCore import QCoreApplication\nfrom companion.app.video import FrameWorker\n"
+            "app = QCoreApplication([])\nworker = FrameWorker(sys.argv[1], loop=False)\n"
+            "worker.failed.connect(print)\nworker.run()")
+    played = subprocess.run([sys.executable, "-c", code, str(cut)], capture_output=True, text=True, cwd=ROOT)
+    assert played.stdout == f"can't open {cut}\n" and played.stderr == ""

@@ -8,6 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from companion.handfile import MAX_SCORE
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "companion" / "schemas" / "hand.schema.json").read_text())
 EXAMPLE = ROOT / "datasets" / "hands" / "example_modern.json"
@@ -52,6 +54,8 @@ KINGS = ["KH", "KS", "KD"]
     ({"teams": {"A": {"melds": [["KH", "KS", "XX"]]}, "B": {}}}, "teams.A.melds[0][2]"),   # unknown card
     ({"teams": {"A": {"threes": ["KH"]}, "B": {}}}, "teams.A.threes[0]"),
     ({"teams": {"A": {"score_before": "lots"}, "B": {}}}, "teams.A.score_before"),
+    ({"teams": {"A": {"score_before": 10 ** 29}, "B": {}}}, "teams.A.score_before"),    # no game reaches it
+    ({"teams": {"A": {}, "B": {"score_before": -1_000_001}}}, "teams.B.score_before"),
     ({"teams": {"C": {}}}, "teams.C"),
     ({"teams": {"A": {}, "B": {}}, "went_out": "C"}, "went_out"),
     ({"teams": {"A": {}, "B": {}}, "variant": "samba"}, "variant"),
@@ -80,6 +84,31 @@ def test_malformed_json(tmp_path, content, words):
     path.write_text(content)
     result = run(str(path))
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_hand_file_saved_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    """Windows Notepad writes a byte-order mark first ("UTF-8 with BOM", "Unicode")."""
+    path = tmp_path / "hand.json"
+    path.write_bytes(EXAMPLE.read_text().encode(encoding))
+    result = run(str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(run(str(EXAMPLE), "--json").stdout)
+
+
+def test_a_file_too_large_for_a_hand_is_refused_in_one_line(tmp_path):
+    padded = tmp_path / "padded.json"  # a valid hand, padded with 24 MB of spaces
+    padded.write_text(EXAMPLE.read_text() + " " * 24_000_000)
+    for path in (str(padded), "/dev/zero"):
+        result = run(path)
+        assert result.returncode == 2 and result.stderr == (f"canasta-score: {path}: too large for a hand file "
+                                                            "(over 2 MB; a hand is a few kB)\n")
+    assert run("-", stdin=" " * 3_000_000).stderr.startswith("canasta-score: -: too large for a hand file")
+
+
+def test_the_schema_bounds_score_before_as_the_scorer_does():
+    bounds = SCHEMA["$defs"]["team"]["properties"]["score_before"]
+    assert bounds["maximum"] == -bounds["minimum"] == MAX_SCORE
 
 
 def test_missing_file_and_stdin(tmp_path):

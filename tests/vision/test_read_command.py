@@ -3,7 +3,10 @@ stderr line for each real broken file while the others are still read."""
 
 import json
 import struct
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -14,6 +17,8 @@ from vision.augment import photograph
 from vision.frame_sources import FrameSourceError, read_image, video_frames
 from vision.render import render_scene
 from vision.synth import build_scene
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SIZE = (640, 360)
 
@@ -103,6 +108,15 @@ def test_frame_sources_refuse_without_decoding(tmp_path):
     (tmp_path / "cut.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
     with pytest.raises(FrameSourceError, match="cannot open"):
         list(video_frames(tmp_path / "cut.mp4"))
+
+
+def test_a_broken_video_is_one_line_in_the_commands_words(tmp_path):
+    """Not FFmpeg's own line ("moov atom not found") before it."""
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(64))
+    read = subprocess.run([sys.executable, "-m", "vision", "read", str(cut), "--labels"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert read.returncode == 1 and read.stderr == f"vision read: {cut}: cannot open as a video\n"
 
 
 def test_without_a_detector_the_command_says_what_to_do(labelled_image, tmp_path, capsys):

@@ -1,6 +1,7 @@
 """Scenes: labels that cover the glyphs, never outside the image or on hidden indexes, seeds that
 repeat, every class in a 2,000-image set, and scores that agree with the game core."""
 
+import os
 from collections import Counter
 
 import numpy as np
@@ -172,3 +173,22 @@ def test_synth_refuses_fewer_than_one_worker_naming_the_flag(tmp_path, capsys, w
     err = capsys.readouterr().err
     assert exited.value.code == 2 and "argument --workers: must be a whole number of at least 1" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("files, cores", [
+    ({"cpu.max": "200000 100000\n"}, 2),                       # cgroup v2: two cores' worth of a larger machine
+    ({"cpu.max": "50000 100000\n"}, 1),
+    ({"cpu.max": "max 100000\n"}, None),                       # no quota: the cores it may run on
+    ({"cpu/cpu.cfs_quota_us": "100000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),   # cgroup v1
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({}, None),
+])
+def test_synth_runs_a_worker_per_core_the_process_may_use(tmp_path, files, cores):
+    """Not one per core of the whole machine (os.cpu_count()) in a container given two of them."""
+    from vision.dataset import usable_cores
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    may_run_on = len(os.sched_getaffinity(0))
+    assert usable_cores(tmp_path) == (may_run_on if cores is None else min(cores, may_run_on))

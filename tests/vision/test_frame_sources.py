@@ -1,0 +1,116 @@
+"""Images are measured from their headers, in every format OpenCV decodes, before any is decoded."""
+
+import io
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+from PIL import Image
+
+from vision import frame_sources
+from vision.frame_sources import FrameSourceError, read_image
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+#: Pillow writes these at any size; (format, mode, extension).
+PILLOW_WRITES = [("PNG", "RGB", "png"), ("JPEG", "RGB", "jpg"), ("TIFF", "RGB", "tif"), ("BMP", "RGB", "bmp"),
+                 ("GIF", "P", "gif"), ("PPM", "RGB", "ppm"), ("PPM", "L", "pgm"), ("PPM", "1", "pbm"),
+                 ("JPEG2000", "RGB", "jp2")]
+#: Written here: formats Pillow can't write, three of them it can't read either.
+CRAFTED = ["ras", "hdr", "pam", "pfm"]
+#: Encoded by Pillow at 8000×5001 (40.008 megapixels): WebP and AVIF take seconds to write that size.
+OVER_40_MEGAPIXELS = ["over-40-megapixels.webp", "over-40-megapixels.avif"]
+
+
+def written(extension: str, width: int, height: int) -> bytes:
+    for pillow_format, mode, known in PILLOW_WRITES:
+        if known == extension:
+            out = io.BytesIO()
+            Image.new(mode, (width, height)).save(out, pillow_format)
+            return out.getvalue()
+    if extension == "ras":  # Sun raster: 24-bit, rows padded to 16 bits
+        row = (width * 3 + 1) // 2 * 2
+        return struct.pack(">8I", 0x59A66A95, width, height, 24, row * height, 1, 0, 0) + bytes(row * height)
+    if extension == "hdr":  # Radiance, flat (not run-length) RGBE pixels
+        return b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n" % (height, width) + bytes(width * height * 4)
+    if extension == "pam":
+        return (b"P7\nWIDTH %d\nHEIGHT %d\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n" % (width, height)
+                + bytes(width * height * 3))
+    if extension == "pfm":  # colour floats, little-endian
+        return b"PF\n%d %d\n-1.0\n" % (width, height) + bytes(width * height * 12)
+    raise ValueError(extension)
+
+
+EXTENSIONS = [extension for _, _, extension in PILLOW_WRITES] + CRAFTED
+
+
+@pytest.fixture
+def no_decoding(monkeypatch):
+    def decode(*_):
+        raise AssertionError("the image was decoded before it was refused")
+
+    monkeypatch.setattr(frame_sources.cv2, "imdecode", decode)
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_an_image_wider_than_taken_is_refused_from_its_header(tmp_path, extension, no_decoding):
+    path = tmp_path / f"wide.{extension}"
+    path.write_bytes(written(extension, frame_sources.MAX_SIDE + 1, 2))
+    with pytest.raises(FrameSourceError, match=r"too large \(16385x2; at most 16,384 px a side and 40 megapixels\)"):
+        read_image(path)
+
+
+@pytest.mark.parametrize("name", OVER_40_MEGAPIXELS)
+def test_an_image_over_40_megapixels_is_refused_from_its_header(name, no_decoding):
+    with pytest.raises(FrameSourceError, match=r"too large \(8000x5001; at most 16,384 px a side and 40 megapixels\)"):
+        read_image(DATA / name)
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS + ["webp", "avif"])
+def test_an_image_of_a_size_taken_reads_in_every_format(tmp_path, extension):
+    path = tmp_path / f"small.{extension}"
+    if extension in ("webp", "avif"):
+        out = io.BytesIO()
+        Image.new("RGB", (64, 48), "white").save(out, extension.upper())
+        path.write_bytes(out.getvalue())
+    else:
+        path.write_bytes(written(extension, 64, 48))
+    assert read_image(path).shape == (48, 64, 3)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="measures memory as Linux counts it")
+def test_an_image_bomb_is_refused_without_its_memory(tmp_path):
+    """A 20,000×20,000-pixel TIFF of a few kB: OpenCV takes 2.4 GB and seconds to decode it."""
+    bomb = tmp_path / "bomb.tif"
+    Image.new("1", (20_000, 20_000)).save(bomb, compression="group4")
+    # The peak memory of the process (VmHWM: getrusage's figure keeps the forked test runner's)
+    measure = ("import sys\nfrom vision.frame_sources import read_image\n"
+               "try:\n    read_image(sys.argv[1])\nexcept Exception as error:\n    print(error)\n"
+               "peak = next(line for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
+               "print(int(peak.split()[1]) // 1024)")
+    done = subprocess.run([sys.executable, "-c", measure, str(bomb)], capture_output=True, text=True, cwd=ROOT)
+    said, megabytes = done.stdout.splitlines()
+    assert said == f"{bomb}: image too large (400,000,000 pixels; at most 16,384 px a side and 40 megapixels)"
+    assert int(megabytes) < 400, f"{megabytes} MB"
+    assert done.stderr == ""  # Pillow's own warning is not printed
+
+
+def test_a_file_no_reader_knows_is_refused_without_decoding(tmp_path, no_decoding):
+    (tmp_path / "notes.png").write_bytes(b"shopping: milk, cards")
+    with pytest.raises(FrameSourceError, match="not an image OpenCV can decode"):
+        read_image(tmp_path / "notes.png")
+
+
+def test_every_format_this_opencv_decodes_is_measured_above():
+    """The image formats of OpenCV's build information (BMP is always built in) are those tested
+    here: a build that adds one needs its header read in vision.frame_sources."""
+    built = cv2.getBuildInformation()
+    media = built[built.index("Media I/O:"):built.index("Video I/O:")]
+    formats = {line.split(":")[0].strip() for line in media.splitlines()
+               if line.startswith("    ") and not line.startswith("      ") and ":" in line
+               and line.split(":", 1)[1].strip() not in ("", "NO")}
+    assert formats - {"ZLib"} <= {"JPEG", "WEBP", "AVIF", "PNG", "TIFF", "JPEG 2000", "GIF", "HDR", "SUNRASTER", "PXM",
+                                  "PFM"}

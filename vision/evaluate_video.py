@@ -190,8 +190,8 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
         next_reading = number + max(every, math.ceil((time.perf_counter() - started) * fps))
     # In the order they were played (the tracker reports each once it has held, an opening only
     # once its melds have settled, so a three laid after an opening may be reported first).
-    read = [_read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]
-    truth = _truth_events(summary["events"])
+    read = [read_event(e) for e in sorted(tracker.events, key=lambda e: e.frame)]
+    truth = truth_events(summary["events"])
     if not any(i["labelled"] for c in frames[-1]["cards"] if c["area"] == "hand" for i in c["indexes"]):
         truth = [e for e in truth if e != ("hands_spread",)]  # the camera never sees the spread hands
     return VideoResult(truth, read,
@@ -201,7 +201,7 @@ def evaluate_video(video_dir: Path, noise: Noise | None = None, seed: int = 0, c
                        (_meld_cards({team: final["melds"] for team, final in frames[-1]["hand"]["teams"].items()}),
                         _meld_cards({team: [[c.code for c in m.cards] for m in tracker.state.teams[team].melds]
                                      for team in TEAMS})),
-                       [_read_event(e) for e in tracker.events],
+                       [read_event(e) for e in tracker.events],
                        (next((e["frame"] for e in summary["events"] if e["event"] == "turn_card_taken"), None),
                         reported_drawn), taken_back, swaps, readings)
 
@@ -233,7 +233,9 @@ def team_areas(frames: list[dict]) -> dict[str, np.ndarray]:
             for team in TEAMS}
 
 
-def _truth_events(events: list[dict]) -> list[tuple]:
+def truth_events(events: list[dict]) -> list[tuple]:
+    """A filmed hand's events (``events.json``'s) as the reader's are compared with them
+    (:func:`read_event`), in the order played."""
     melds: dict[tuple, list[str]] = {}
     out = []
     for e in events:
@@ -263,7 +265,9 @@ def _opening(team: str, melds) -> tuple:
     return ("opened", team, tuple(sorted((meld_key(m), len(m)) for m in melds)))
 
 
-def _read_event(event) -> tuple:
+def read_event(event) -> tuple:
+    """A :class:`~vision.tracking.TableEvent` as it is compared with the filmed hand's
+    (:func:`truth_events`): an opening by its melds' ranks and sizes, a card event by its cards."""
     if event.kind == "opened":
         return _opening(event.team, event.melds)
     if event.kind == "canasta":

@@ -16,7 +16,7 @@ from vision.detections import Detections
 from vision.video import players_areas
 from vision.team_areas import TableSetup
 
-DEMO_SIZE = (960, 540)
+DEMO_SIZE = (1920, 1080)
 
 
 class RecordingReader:

@@ -52,3 +52,83 @@ def test_a_live_frame_is_read_once_at_the_halving_that_brings_its_median_index_i
     assert scales.live_scale(median, 1.0) == scale
     if scale is not None:
         assert scales.BAND[0] <= median * scale < scales.BAND[1]
+
+
+class RecordingDetector:
+    """Stands in for the card detector: finds indexes of one size, and records how it was asked."""
+
+    def __init__(self, side: float, count: int = 5):
+        self.side, self.count, self.asked = side, count, []
+
+    def default_widths(self, width: int) -> tuple[int, ...]:
+        return (width,)
+
+    def _finds(self) -> Detections:
+        return finds(*[(10 * k, 0, 10 * k + self.side / 2, self.side, 0.9) for k in range(self.count)])
+
+    def detect(self, frame, scale=None) -> Detections:
+        self.asked.append(scale)
+        return self._finds()
+
+    def detect_still(self, frame) -> Detections:
+        self.asked.append("still")
+        return self._finds()
+
+
+def read_live(detection, frames: int) -> None:
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    for _ in range(frames):
+        detection.saw(detection.detect(frame))
+
+
+def test_a_live_video_is_read_as_a_still_first_then_once_at_the_scale_its_index_size_calls_for():
+    from vision.card_reader import LiveDetection
+
+    large = RecordingDetector(side=100.0)
+    read_live(LiveDetection(large), 4)
+    assert large.asked == ["still", 0.25, 0.25, 0.25]  # 100 px sides come to 25 px at a quarter
+    small = RecordingDetector(side=20.0)
+    read_live(LiveDetection(small), 3)
+    assert small.asked == ["still", None, None]  # the default views read 20 px indexes
+
+
+def test_while_a_live_video_shows_too_few_indexes_every_tenth_frame_is_read_as_a_still():
+    from vision.card_reader import LiveDetection
+
+    empty = RecordingDetector(side=100.0, count=0)
+    detection = LiveDetection(empty)
+    read_live(detection, 21)
+    assert [k for k, how in enumerate(empty.asked) if how == "still"] == [0, 10, 20]
+    assert detection.median is None
+
+
+def test_the_shipped_detector_reads_a_close_up_as_a_still_that_its_default_views_miss(small_atlas):
+    from vision.augment import photograph
+    from vision.detector import CardDetector
+    from vision.render import render_scene
+    from vision.synth import build_scene
+
+    detector = CardDetector(conf=0.2)
+    named = {"views": [], "still": []}
+    for seed in range(11, 17):
+        scene = build_scene(small_atlas, seed, (1920, 1080), "test", card_heights=(450.0, 550.0))
+        frame = photograph(render_scene(scene, small_atlas), scene.owners, seed)
+        height, width = frame.shape[:2]
+        truth = Detections.from_yolo_labels(scene.labels(), width, height)
+        assert not len(truth) or np.median(scales.long_sides(truth)) > 2 * scales.BAND[1]  # far beyond the band
+        for how, found in (("views", detector.detect(frame)), ("still", detector.detect_still(frame))):
+            named[how] += [overlap >= 0.5 and card == truth.class_id[j]
+                           for overlap, j, card in _best_matches(truth, found)]
+    assert len(named["still"]) >= 10
+    assert np.mean(named["still"]) >= 0.6 and np.mean(named["views"]) <= 0.3, named
+
+
+def _best_matches(truth: Detections, found: Detections):
+    """For each true index, the IoU of the find that boxes it best, that find's position and card."""
+    from vision.detections import iou
+
+    if not len(found):
+        return [(0.0, j, -1) for j in range(len(truth))]
+    overlaps = iou(truth.xyxy, found.xyxy)
+    best = overlaps.argmax(axis=1)
+    return [(overlaps[j, best[j]], j, found.class_id[best[j]]) for j in range(len(truth))]

@@ -8,7 +8,7 @@ webcam or a phone photo shows indexes far larger than that, so:
 * a **still picture** (a photo, the frozen frame players score) is read as a pyramid
   (:func:`still_levels`): its default views (:func:`vision.detector.input_widths_for`), then halved
   again and again until an index a quarter of the picture tall fits the band. Each level keeps the
-  finds whose size it reads best (:func:`owned`), so near and far cards in one picture are each
+  finds of the sizes it reads best (:func:`owned`), so near and far cards in one picture are each
   read at their own scale. The levels are read coarsest first, and finer ones only while a level
   shows finds smaller than its own band (:func:`needs_finer`): a photo of large cards costs a few
   small passes, not its full resolution.
@@ -25,9 +25,13 @@ import numpy as np
 
 from vision.detections import Detections, iou
 
-#: The longer side of an index box, in the pixels the network reads, that a pyramid level owns: each
-#: level owns one octave, so consecutive levels (a factor 2 apart) tile every size.
+#: The longer side of an index box, in the pixels the network reads, that a pyramid level reads
+#: best: one octave, so consecutive levels (a factor 2 apart) tile every size.
 BAND = (24.0, 48.0)
+#: Each level keeps finds this far beyond its band on either side, where the next level reads them
+#: too; :func:`join_levels` keeps the surer of the two (``models/MODEL_CARD.md``, "Reading at every
+#: size": more of the indexes near a band's edge read, a little less precisely).
+OVERLAP = 1.25
 #: The largest index a picture is read for: a quarter of its height (a card filling the frame).
 LARGEST_INDEX_SHARE = 0.25
 #: Finds of two levels overlapping this much (IoU) are one index: the more confident is kept.
@@ -51,11 +55,11 @@ def still_levels(height: int, finest: float) -> list[float]:
 
 
 def owned(found: Detections, scale: float, finest: bool, coarsest: bool) -> np.ndarray:
-    """Booleans: the finds (in frame pixels) that the level at ``scale`` owns, those whose size there
-    lies within :data:`BAND`; the finest level owns every smaller find too, the coarsest every
-    larger one."""
+    """Booleans: the finds (in frame pixels) that the level at ``scale`` keeps, those whose size there
+    lies within :data:`BAND` widened by :data:`OVERLAP`; the finest level keeps every smaller find
+    too, the coarsest every larger one."""
     size = long_sides(found) * scale
-    return ((size >= BAND[0]) | finest) & ((size < BAND[1]) | coarsest)
+    return ((size >= BAND[0] / OVERLAP) | finest) & ((size < BAND[1] * OVERLAP) | coarsest)
 
 
 def needs_finer(found: Detections, scale: float) -> bool:

@@ -24,8 +24,11 @@ def test_a_picture_is_read_down_to_where_an_index_a_quarter_of_its_height_fits_t
 
 
 def test_each_level_keeps_the_finds_of_its_octave_and_the_ends_keep_the_rest():
+    assert scales.owned(finds((0, 0, 10, 19, 0.9), (0, 0, 10, 20, 0.9), (0, 0, 59, 10, 0.9)), 1.0, False,
+                        False).tolist() == [False, True, True]
     found = finds((0, 0, 10, 10, 0.9), (0, 0, 30, 20, 0.9), (0, 0, 20, 60, 0.9), (0, 0, 200, 100, 0.9))
-    # At scale 1 the sides read 10, 30, 60 and 200 px: the band (24-48) holds the second alone.
+    # At scale 1 the sides read 10, 30, 60 and 200 px: the band (24-48, widened a quarter: 19.2-60)
+    # holds the second alone.
     assert scales.owned(found, 1.0, finest=False, coarsest=False).tolist() == [False, True, False, False]
     assert scales.owned(found, 1.0, finest=True, coarsest=False).tolist() == [True, True, False, False]
     assert scales.owned(found, 1.0, finest=False, coarsest=True).tolist() == [False, True, True, True]

@@ -158,7 +158,7 @@ class TeachDialog(QDialog):
             "orange. "
             + (f"It has {taught_before} of your cards so far. " if taught_before else "")
             + f"Once it has {MIN_CARDS} or more it learns your deck in the background "
-            "(a minute or two), and keeps what it learnt only if it reads your cards better.")
+            "(a few minutes), and keeps what it learnt only if it reads your cards better.")
         intro.setWordWrap(True)
         grid = QGridLayout()
         for n, i in enumerate(order):

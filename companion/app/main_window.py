@@ -792,7 +792,7 @@ class MainWindow(QMainWindow):
         else:
             self.learner.start(self.store.taught_cards())
             self.statusBar().showMessage(f"The reader is learning your deck from {count} cards, in the background "
-                                         "(a minute or two); play on.")
+                                         "(a few minutes); play on.")
 
     def _lesson_done(self, lesson, message: str) -> None:
         """A lesson ended: a kept one names cards from the next reading on."""

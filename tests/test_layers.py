@@ -74,3 +74,18 @@ def test_reading_a_picture_and_starting_the_app_load_no_training_framework(tmp_p
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
                             timeout=300)
     assert result.returncode == 0 and "loaded: []" in result.stdout, result.stdout + result.stderr[-3000:]
+
+
+def test_a_training_command_without_the_training_stack_says_in_one_line_how_to_install_it(tmp_path):
+    """As in an install without the ``[train]`` extra: its modules can't be imported."""
+    code = (
+        "import sys\n"
+        f"for name in {TRAINING_FRAMEWORKS!r}: sys.modules[name] = None  # import fails, as if not installed\n"
+        "from vision.__main__ import main\n"
+        f"sys.exit(main(['export', '--out', {str(tmp_path / 'cards.onnx')!r}]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "vision export: needs the training tools (ultralytics is not installed): "
+        "pip install 'canasta-companion[train]' (from a checkout: ./run.sh test installs it)"]

@@ -181,7 +181,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--learn-scenes", type=int, help="learn from this many scenes (default: the first half)")
-    parser.add_argument("--minutes", type=float, default=1.0, help="fine-tuning per deck (default %(default)s)")
+    parser.add_argument("--minutes", type=float,
+                        help="fine-tuning per deck (default 1; with --app the app's, vision.deck_learning.LESSON_MINUTES)")
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
     parser.add_argument("--threads", type=int, default=1)
@@ -197,6 +198,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.self_taught is not None and (not args.pooled or args.app or not 0 < args.self_taught < 1):
         parser.error("--self-taught P (0 < P < 1) goes with --pooled, without --app")
+    if args.minutes is None:
+        from vision.deck_learning import LESSON_MINUTES
+
+        args.minutes = LESSON_MINUTES if args.app else 1.0
     if args.guard and (args.pooled or args.app):
         parser.error("--guard checks one deck at a time, learnt the bench's way: not with --pooled or --app")
     from threadpoolctl import threadpool_limits

@@ -25,11 +25,10 @@ Measured as the app does it (``bench/deck_adaptation.py --app``, thirteenth sess
 cards a held-out deck, its other indexes named right 0.582 -> 0.637 (readable 0.882 -> 0.904), no
 deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 cards 0.668 (0.920).
 
-No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy
-(:mod:`vision.index_tuning`), so it runs in the app's own install. On the bench above, from 156–354
-cards a deck, the torch fine-tuning it replaced gave 0.606 -> 0.653 (readable 0.900 -> 0.915, 4 of
-5 lessons kept) and this one 0.606 -> 0.663 (0.900 -> 0.916, 5 of 5); models/TRAINING_LOG.md has
-the figures.
+No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy as torch's training
+would (:mod:`vision.index_tuning`), so it runs in the app's own install. On the bench above the
+torch lesson it replaced and this one both gave, from 156–354 cards a deck, 0.606 -> 0.653 and
+0.654 (readable 0.900 -> 0.915 and 0.917), from 59–78 cards 0.614 both (models/TRAINING_LOG.md).
 """
 
 from __future__ import annotations
@@ -64,8 +63,8 @@ MIN_CHECKED = 10
 #: and from 30 scenes (156–354 cards a deck) 0.626 and 0.639 (readable 0.903 both), no deck worse.
 PASSES = 40
 #: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has: enough
-#: for the 40 passes over 150–350 cards in numpy on a busy core (1–3 minutes a lesson on this
-#: project's machines).
+#: for 40 passes over 350 cards in numpy on a busy core (a lesson, two fine-tunings, took 1–3
+#: minutes for 156–354 cards on this project's machines).
 LESSON_MINUTES = 3.0
 #: Peak learning rate of the fine-tuning: the bench's, gentle enough to keep what the shipped
 #: classifier knows of every other design.

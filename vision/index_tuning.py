@@ -1,12 +1,16 @@
 """Fine-tuning an exported index classifier in numpy: how a deck lesson learns without torch.
 
 The classifier's ONNX export (:func:`vision.index_net.export_onnx`) is a plain chain: 3×3
-convolutions (their batch norms folded in by the export), ReLUs, 2×2 max-pools, a global average
-pool and a linear head. :class:`ExportedNet` reads that chain's weights, runs it forward and back
-in numpy (channels last, each convolution one matrix product over its 3×3 windows), and writes the
-tuned weights into a copy of the export, which ONNX Runtime and OpenVINO then run as they run the
-shipped one. Only what a lesson needs is here: the batch norms stay as the training left them (as
-``model.eval()`` keeps them in torch), dropout before the head as the network was trained.
+convolutions each with its batch norm, ReLUs, 2×2 max-pools, a global average pool and a linear
+head. :class:`ExportedNet` reads that chain's weights and runs it forward and back in numpy
+(channels last, each convolution one matrix product over its 3×3 windows) as torch's training
+does: batch norms normalise each batch by its own statistics and keep running ones, dropout before
+the head, AdamW (:func:`fine_tune_export`). The tuned weights are written into a copy of the export,
+which ONNX Runtime and OpenVINO then run as they run the shipped one.
+
+The batch norms must be in the export as layers of their own: folded into the convolutions, they
+could no longer normalise each batch, and the fine-tuning would take steps of another size in
+every layer (a lesson from 59–78 cards then read its deck worse; models/TRAINING_LOG.md).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.index_classifier import CROP, to_array
+from vision.index_classifier import augment, to_array
 
 #: The network's dropout before its head (:class:`vision.index_net.IndexNet`).
 HEAD_DROPOUT = 0.2
@@ -26,6 +30,11 @@ LABEL_SMOOTHING = 0.05
 WEIGHT_DECAY = 1e-4
 #: Adam's moment decays and epsilon (torch's defaults, which the training used).
 BETAS, EPSILON = (0.9, 0.999), 1e-8
+#: What each ONNX operator of the chain is to the tuner.
+LAYERS = {"Conv": "conv", "BatchNormalization": "norm", "Relu": "relu", "MaxPool": "maxpool",
+          "GlobalAveragePool": "avgpool", "Flatten": "flatten", "Gemm": "linear"}
+#: The 3×3 window's taps (row, column): the order of :func:`_windows`' columns.
+TAPS = [(dy, dx) for dy in range(3) for dx in range(3)]
 
 
 class ExportError(Exception):
@@ -33,8 +42,8 @@ class ExportError(Exception):
 
 
 class ExportedNet:
-    """An exported index classifier's layers as numpy arrays: call :meth:`forward` and :meth:`backward`
-    on (n, CROP, CROP, 3) float RGB crops in [0, 1], channels last; :meth:`save` writes the weights."""
+    """An exported index classifier's layers as numpy arrays: :meth:`forward` and :meth:`backward`
+    take (n, H, W, 3) float RGB crops in [0, 1], channels last; :meth:`save` writes the weights."""
 
     def __init__(self, path: Path) -> None:
         import onnx
@@ -45,35 +54,57 @@ class ExportedNet:
         except Exception as error:  # onnx raises protobuf's and its own types for damaged files
             raise ExportError(f"{path}: not a readable ONNX model ({type(error).__name__})") from None
         graph = self._model.graph
-        weights = {tensor.name: numpy_helper.to_array(tensor).astype(np.float32) for tensor in graph.initializer}
-        #: ("conv" | "relu" | "maxpool" | "avgpool" | "linear", names of its weight and bias) in order.
-        self.layers: list[tuple[str, tuple[str, ...]]] = []
+        stored = {tensor.name: numpy_helper.to_array(tensor).astype(np.float32) for tensor in graph.initializer}
+        not_this = ExportError(f"{path}: not an index classifier's export with its batch norms (this tuner runs "
+                               "3x3 convolutions, each with a batch norm, ReLUs, pools and a linear head)")
+        #: (kind, names of its arrays, batch norm's epsilon and momentum) of each layer, in order.
+        self.layers: list[tuple[str, tuple[str, ...], tuple[float, float]]] = []
         for node in graph.node:
-            kind = _LAYERS.get(node.op_type)
-            if kind is None or (kind in ("conv", "linear") and not all(name in weights for name in node.input[1:3])):
-                raise ExportError(f"{path}: not an index classifier's export (a {node.op_type} layer: "
-                                  "this tuner runs 3x3 convolutions, ReLUs, pools and a linear head)")
-            if kind == "flatten":
-                continue
-            self.layers.append((kind, tuple(node.input[1:3]) if kind in ("conv", "linear") else ()))
-        #: The tuned arrays by initializer name: conv weights (out, in, 3, 3) and biases, the head's (classes, features).
-        self.params = {name: weights[name] for kind, names in self.layers for name in names}
-        if [kind for kind, _ in self.layers][-2:] != ["avgpool", "linear"] or any(
-                self.params[names[0]].shape[2:] != (3, 3) for kind, names in self.layers if kind == "conv"):
-            raise ExportError(f"{path}: not an index classifier's export (no 3x3 convolutions ending in a pooled "
-                              "linear head)")
-        self.classes = self.params[self.layers[-1][1][0]].shape[0]
+            kind = LAYERS.get(node.op_type)
+            arrays = tuple(node.input[1:])
+            if kind is None or not all(name in stored for name in arrays):
+                raise not_this
+            attributes = {attribute.name: onnx.helper.get_attribute_value(attribute) for attribute in node.attribute}
+            if kind != "flatten":
+                self.layers.append((kind, arrays, (attributes.get("epsilon", 1e-5), attributes.get("momentum", 0.9))))
+        kinds = [kind for kind, _, _ in self.layers]
+        convolutions = [arrays[0] for kind, arrays, _ in self.layers if kind == "conv"]
+        if (kinds[-2:] != ["avgpool", "linear"] or any(stored[name].shape[2:] != (3, 3) for name in convolutions)
+                or kinds.count("norm") != len(convolutions)
+                or any(kind == "conv" and after != "norm" for kind, after in zip(kinds, kinds[1:]))):
+            raise not_this
+        #: What the fine-tuning changes, by initializer name: convolution weights (out, in, 3, 3) and
+        #: biases, batch norms' scales and shifts, the head's weights (classes, features) and biases.
+        self.params = {name: stored[name] for kind, arrays, _ in self.layers
+                       for name in (arrays[:2] if kind == "norm" else arrays)}
+        #: The batch norms' running means and variances, updated by every training forward pass.
+        self.running = {name: stored[name] for kind, arrays, _ in self.layers if kind == "norm" for name in arrays[2:]}
+        self.classes = len(self.params[self.layers[-1][1][0]])
 
-    def forward(self, x: np.ndarray, rng: np.random.Generator | None = None) -> tuple[np.ndarray, list]:
+    def forward(self, x: np.ndarray, rng: np.random.Generator | None = None,
+                dropout: float = HEAD_DROPOUT) -> tuple[np.ndarray, list]:
         """The logits (n, classes) of crops ``x`` (n, H, W, 3), and what :meth:`backward` needs.
-        ``rng``: training, with the head's dropout drawn from it."""
+        With ``rng``, training: batch norms by the batch's statistics (their running ones updated)
+        and ``dropout`` of the head's inputs dropped, drawn from it; without, as the export runs."""
         tape = []
-        for kind, names in self.layers:
+        for kind, arrays, (epsilon, momentum) in self.layers:
             if kind == "conv":
+                weight, *bias = (self.params[name] for name in arrays)
                 windows = _windows(x)
-                weight, bias = (self.params[name] for name in names)
                 tape.append((windows, x.shape))
-                x = (windows @ _tap_major(weight).T + bias).reshape(*x.shape[:3], len(weight))
+                x = (windows @ _tap_major(weight).T + (bias[0] if bias else 0)).reshape(*x.shape[:3], len(weight))
+            elif kind == "norm":
+                scale, shift = (self.params[name] for name in arrays[:2])
+                mean, variance = (self.running[name] for name in arrays[2:])
+                if rng is not None:
+                    count = x.size // x.shape[-1]
+                    mean, variance = x.mean(axis=(0, 1, 2)), x.var(axis=(0, 1, 2))
+                    for name, batch in zip(arrays[2:], (mean, variance * count / max(count - 1, 1))):
+                        self.running[name] = momentum * self.running[name] + (1 - momentum) * batch
+                spread = np.sqrt(variance + epsilon)
+                normed = (x - mean) / spread
+                tape.append((normed, spread, rng is not None))
+                x = normed * scale + shift
             elif kind == "relu":
                 tape.append(x > 0)
                 x = np.maximum(x, 0)
@@ -85,29 +116,27 @@ class ExportedNet:
                 x = pooled
             elif kind == "avgpool":
                 shape, x = x.shape, x.mean(axis=(1, 2))
-                keep = None if rng is None else (rng.random(x.shape) >= HEAD_DROPOUT) / np.float32(1 - HEAD_DROPOUT)
+                keep = None if rng is None else (rng.random(x.shape) >= dropout) / np.float32(1 - dropout)
                 tape.append((shape, keep))
                 x = x if keep is None else x * keep
             else:  # linear
-                weight, bias = (self.params[name] for name in names)
+                weight, bias = (self.params[name] for name in arrays)
                 tape.append(x)
                 x = x @ weight.T + bias
         return x, tape
 
     def backward(self, grad: np.ndarray, tape: list) -> dict[str, np.ndarray]:
-        """The gradients of every param, given the loss's gradient ``grad`` at the logits and the
+        """The gradient of every param, given the loss's gradient ``grad`` at the logits and the
         ``tape`` of the :meth:`forward` that made them."""
         grads = {}
         for layer in reversed(range(len(self.layers))):
-            (kind, names), saved = self.layers[layer], tape[layer]
+            (kind, arrays, _), saved = self.layers[layer], tape[layer]
             if kind == "linear":
-                weight = self.params[names[0]]
-                grads[names[0]], grads[names[1]] = grad.T @ saved, grad.sum(axis=0)
-                grad = grad @ weight
+                grads[arrays[0]], grads[arrays[1]] = grad.T @ saved, grad.sum(axis=0)
+                grad = grad @ self.params[arrays[0]]
             elif kind == "avgpool":
                 (n, h, w, c), keep = saved
-                if keep is not None:
-                    grad = grad * keep
+                grad = grad if keep is None else grad * keep
                 grad = np.broadcast_to((grad / (h * w))[:, None, None, :], (n, h, w, c))
             elif kind == "maxpool":
                 winners, shape = saved
@@ -117,15 +146,23 @@ class ExportedNet:
                 grad[:, :h // 2 * 2, :w // 2 * 2] = spread.reshape(n, h // 2 * 2, w // 2 * 2, c)
             elif kind == "relu":
                 grad = grad * saved
+            elif kind == "norm":
+                normed, spread, by_batch = saved
+                scale = self.params[arrays[0]]
+                grads[arrays[0]], grads[arrays[1]] = (grad * normed).sum(axis=(0, 1, 2)), grad.sum(axis=(0, 1, 2))
+                grad = grad * (scale / spread)
+                if by_batch:  # the batch's mean and spread depend on every input too
+                    grad = grad - grad.mean(axis=(0, 1, 2)) - normed * (grad * normed).mean(axis=(0, 1, 2))
             else:  # conv
                 windows, shape = saved
-                weight = self.params[names[0]]
-                flat = grad.reshape(-1, len(weight))
-                grads[names[0]] = (flat.T @ windows).reshape(len(weight), 3, 3, -1).transpose(0, 3, 1, 2)
-                grads[names[1]] = flat.sum(axis=0)
+                weight = self.params[arrays[0]]
+                rows = grad.reshape(-1, len(weight))
+                grads[arrays[0]] = (rows.T @ windows).reshape(len(weight), 3, 3, -1).transpose(0, 3, 1, 2)
+                if len(arrays) > 1:
+                    grads[arrays[1]] = rows.sum(axis=0)
                 if layer == 0:
                     break  # no gradient wanted at the crops
-                grad = _unwindow(flat @ _tap_major(weight), shape)
+                grad = _unwindow(rows @ _tap_major(weight), shape)
         return grads
 
     def logits(self, crops_bgr: np.ndarray, batch: int = 512) -> np.ndarray:
@@ -134,25 +171,19 @@ class ExportedNet:
                                for start in range(0, len(crops_bgr), batch)] or [np.zeros((0, self.classes))])
 
     def save(self, out: Path) -> Path:
-        """A copy of the export with the tuned weights, written whole to ``out`` (beside it first)."""
+        """A copy of the export with the tuned weights and statistics, written whole to ``out``
+        (beside it first, then renamed over it)."""
         import onnx
         from onnx import numpy_helper
 
+        arrays = {**self.params, **self.running}
         for tensor in self._model.graph.initializer:
-            if tensor.name in self.params:
-                tensor.CopyFrom(numpy_helper.from_array(self.params[tensor.name].astype(np.float32), tensor.name))
+            if tensor.name in arrays:
+                tensor.CopyFrom(numpy_helper.from_array(arrays[tensor.name].astype(np.float32), tensor.name))
         partial = Path(out).with_name(Path(out).name + ".partial")
         onnx.save(self._model, str(partial))
         partial.replace(out)
         return Path(out)
-
-
-_LAYERS = {"Conv": "conv", "Relu": "relu", "MaxPool": "maxpool", "GlobalAveragePool": "avgpool",
-           "Flatten": "flatten", "Gemm": "linear"}
-
-
-#: The 3×3 window's taps (row, column): the order of :func:`_windows`' columns.
-TAPS = [(dy, dx) for dy in range(3) for dx in range(3)]
 
 
 def _windows(x: np.ndarray) -> np.ndarray:
@@ -197,11 +228,10 @@ def smoothed_cross_entropy(logits: np.ndarray, labels: np.ndarray,
 
 def fine_tune_export(base: Path, contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float,
                      max_crops: int | None, lr: float, batch: int = 128, seed: int = 0, log=print) -> dict:
-    """``base`` (an export) fine-tuned on augmented views of ``contexts`` (their classes ``labels``)
-    with AdamW, the rate falling from ``lr`` on a cosine until ``minutes`` have passed or
-    ``max_crops`` crops were seen, whichever comes first; saved to ``out``. What it did, as a dict."""
-    from vision.index_classifier import augment
-
+    """``base`` (an export) fine-tuned on augmented views of ``contexts`` (their classes ``labels``,
+    :func:`vision.index_classifier.augment`) with AdamW, the rate falling from ``lr`` on a cosine
+    until ``minutes`` have passed or ``max_crops`` crops were seen, whichever comes first, as
+    :func:`vision.index_net.train_classifier` trains; saved to ``out``. What it did, as a dict."""
     net = ExportedNet(base)
     rng = np.random.default_rng(seed)
     moments = {name: (np.zeros_like(value), np.zeros_like(value)) for name, value in net.params.items()}
@@ -209,13 +239,11 @@ def fine_tune_export(base: Path, contexts: np.ndarray, labels: np.ndarray, out: 
     while (done := max((time.monotonic() - started) / (minutes * 60), seen / (max_crops or math.inf))) < 1:
         rate = lr * 0.5 * (1 + math.cos(math.pi * done))
         pick = rng.integers(0, len(contexts), batch)
-        crops = np.stack([augment(contexts[i], rng) for i in pick])
-        logits, tape = net.forward(channels_last(crops), rng)
+        logits, tape = net.forward(channels_last(np.stack([augment(contexts[i], rng) for i in pick])), rng)
         loss, grad = smoothed_cross_entropy(logits, labels[pick])
-        step += 1
+        step, seen = step + 1, seen + batch
         for name, gradient in net.backward(grad, tape).items():
             _adamw(net.params[name], gradient, *moments[name], rate, step)
-        seen += batch
         if step % 50 == 0:
             log(f"step {step}: {seen} crops, loss {loss:.3f}")
     net.save(out)
@@ -229,5 +257,4 @@ def _adamw(param: np.ndarray, grad: np.ndarray, first: np.ndarray, second: np.nd
     first += (1 - BETAS[0]) * grad
     second *= BETAS[1]
     second += (1 - BETAS[1]) * grad * grad
-    corrected = np.sqrt(second / (1 - BETAS[1] ** step)) + EPSILON
-    param -= rate / (1 - BETAS[0] ** step) * first / corrected
+    param -= rate / (1 - BETAS[0] ** step) * first / (np.sqrt(second / (1 - BETAS[1] ** step)) + EPSILON)

@@ -78,7 +78,7 @@ def test_a_lesson_learnt_in_the_background_reads_the_next_frames_and_the_next_st
     crops = teaching_crops(table, finds.xyxy)
     jokers = [("JK", encode_crop(crop)) for crop in crops] * 2
     window.learner.passes = 150  # a lesson long enough to turn every name into the joker
-    with qtbot.waitSignal(window.learner.finished, timeout=180_000) as done:
+    with qtbot.waitSignal(window.learner.finished, timeout=600_000) as done:
         window.keep_taught_cards(jokers)
         assert window.learner.busy and "is learning your deck" in window.statusBar().currentMessage()
         window.keep_taught_cards(jokers[:1])  # taught while it learns: it learns again when done

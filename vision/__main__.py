@@ -105,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
 
     learn = commands.add_parser("learn-deck", help="learn the table's deck from the cards players taught")
     learn.add_argument("folder", type=Path, help="the deck folder the app wrote (its taught cards, cards.npz)")
-    learn.add_argument("--minutes", type=float, default=None, help="most fine-tuning time (default: vision.deck_learning.LESSON_MINUTES)")
+    learn.add_argument("--minutes", type=float, default=None,
+                       help="most fine-tuning time (default: vision.deck_learning.LESSON_MINUTES)")
     learn.add_argument("--passes", type=float, default=None,
                        help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
     learn.add_argument("--threads", type=int, default=1, help="threads (default %(default)s: the app keeps a core)")

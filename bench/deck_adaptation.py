@@ -1,11 +1,11 @@
 """How much would the classifier gain from learning the players' own deck?
 
     python bench/deck_adaptation.py [--scenes datasets/generated/scenes720v2] [--minutes 1]
-                                    [--learn-scenes N] [--classifier models/index_classifier.pt]
+                                    [--learn-scenes N] [--classifier models/index_classifier.onnx]
                                     [--threads 1] [--limit N] [--pooled [--self-taught P] | --guard | --app]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
-shipped classifier is fine-tuned (all its layers, :func:`vision.index_net.train_classifier`, the
+shipped classifier is fine-tuned (all its layers, :func:`vision.deck_learning.fine_tune`, the
 usual augmentation) on that deck's labelled indexes in the first half of the test scenes (or its
 first ``--learn-scenes``), as the cards players confirm at the end of a hand would label them, then
 both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
@@ -87,7 +87,7 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
             contexts.append(teaching_crops(image, boxes))
             labels.append(ids)
     labels = np.concatenate(labels).astype(np.int64)
-    out = folder / "adapted.pt"
+    out = folder / "adapted.onnx"
     fine_tune(np.concatenate(contexts), labels, args.classifier, out, args.minutes, lr=args.lr, log=lambda _: None)
     return IndexClassifier(out), len(labels)
 
@@ -139,7 +139,7 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
     labels = np.concatenate(labels).astype(np.int64)
     share_right = np.concatenate(right).mean() if right else float("nan")
     print(f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels")
-    out = folder / "self_taught.pt"
+    out = folder / "self_taught.onnx"
     fine_tune(np.concatenate(contexts), labels, shipped.weights, out, minutes=10, passes=SELF_TAUGHT_PASSES,
               lr=SELF_TAUGHT_LR, log=lambda _: None)
     return IndexClassifier(out), len(labels)
@@ -181,9 +181,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--learn-scenes", type=int, help="learn from this many scenes (default: the first half)")
-    parser.add_argument("--minutes", type=float, default=1.0, help="fine-tuning per deck (default %(default)s)")
+    parser.add_argument("--minutes", type=float,
+                        help="fine-tuning per deck (default 1; with --app the app's, vision.deck_learning.LESSON_MINUTES)")
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
-    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.pt"))
+    parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
     parser.add_argument("--app", action="store_true", help="learn each deck as the app does (vision.deck_learning)")
@@ -197,13 +198,17 @@ def main() -> int:
     args = parser.parse_args()
     if args.self_taught is not None and (not args.pooled or args.app or not 0 < args.self_taught < 1):
         parser.error("--self-taught P (0 < P < 1) goes with --pooled, without --app")
+    if args.minutes is None:
+        from vision.deck_learning import LESSON_MINUTES
+
+        args.minutes = LESSON_MINUTES if args.app else 1.0
     if args.guard and (args.pooled or args.app):
         parser.error("--guard checks one deck at a time, learnt the bench's way: not with --pooled or --app")
-    import torch
+    from threadpoolctl import threadpool_limits
 
     from vision.weights import WeightsError
 
-    torch.set_num_threads(args.threads)
+    threadpool_limits(args.threads)  # the lessons' numpy, on as many cores as the app gives one
     try:
         frames = list(test_frames(args.scenes, args.limit))
         shipped = IndexClassifier(args.classifier)

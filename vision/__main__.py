@@ -21,6 +21,12 @@ from pathlib import Path
 from vision import detector_cli
 from vision.atlas import DEFAULT_ATLAS_DIR, AtlasError
 
+#: The modules of the ``[train]`` extra (pyproject.toml): what making data, training, exporting and
+#: evaluating import, and reading tables does not. A command that misses one says how to install them.
+TRAINING_MODULES = frozenset({"torch", "torchvision", "ultralytics", "nncf", "albumentations", "tqdm",
+                              "matplotlib", "PIL", "fontTools"})
+INSTALL_TRAINING = "pip install 'canasta-companion[train]' (from a checkout: ./run.sh test installs it)"
+
 
 class UsageError(Exception):
     """Bad input from the command line: reported as one line, without a traceback."""
@@ -33,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except (UsageError, AtlasError, OSError, *detector_cli.ERRORS) as error:
         print(f"vision {args.command}: {error}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in TRAINING_MODULES:
+            raise
+        print(f"vision {args.command}: needs the training tools ({error.name} is not installed): "
+              f"{INSTALL_TRAINING}", file=sys.stderr)
         return 2
 
 
@@ -97,10 +109,11 @@ def _parser() -> argparse.ArgumentParser:
 
     learn = commands.add_parser("learn-deck", help="learn the table's deck from the cards players taught")
     learn.add_argument("folder", type=Path, help="the deck folder the app wrote (its taught cards, cards.npz)")
-    learn.add_argument("--minutes", type=float, default=None, help="most fine-tuning time (default: one minute)")
+    learn.add_argument("--minutes", type=float, default=None,
+                       help="most fine-tuning time (default: vision.deck_learning.LESSON_MINUTES)")
     learn.add_argument("--passes", type=float, default=None,
                        help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
-    learn.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s: the app keeps a core)")
+    learn.add_argument("--threads", type=int, default=1, help="threads (default %(default)s: the app keeps a core)")
     learn.add_argument("--stop-with-parent", type=int, metavar="PID",
                        help="end when process PID, which started it, ends (the app passes its own)")
     learn.set_defaults(run=_run_learn_deck)
@@ -111,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def stop_with_parent(parent: int, every: float = 1.0) -> None:
     """End this process when process ``parent`` (the app that started it, which passes its own id)
-    is no longer its parent: at once if it died before this was called (while Python and torch were
+    is no longer its parent: at once if it died before this was called (while Python and numpy were
     loading), else within ``every`` seconds. The app runs a lesson as a child process and stops it
     when it closes; killed, it can't, and the lesson would go on writing into the deck folder after
     players had moved on (a new lesson, the deck forgotten). POSIX: a child whose parent dies is
@@ -132,7 +145,7 @@ def _run_learn_deck(args: argparse.Namespace) -> int:
     """Prints the lesson as one JSON line (``lesson {...}``) for the app, after the training's progress."""
     if args.stop_with_parent is not None:
         stop_with_parent(args.stop_with_parent)
-    import torch
+    from threadpoolctl import threadpool_limits
 
     from vision.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
 
@@ -144,7 +157,7 @@ def _run_learn_deck(args: argparse.Namespace) -> int:
         raise UsageError(f"--passes must be above 0 and at most 1000, not {passes:g}")
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
-    torch.set_num_threads(args.threads)
+    threadpool_limits(args.threads)
     try:
         lesson = learn_deck(args.folder, minutes, log=lambda line: print(line, flush=True), passes=passes)
     except DeckLearningError as error:

@@ -25,13 +25,15 @@ Measured as the app does it (``bench/deck_adaptation.py --app``, thirteenth sess
 cards a held-out deck, its other indexes named right 0.582 -> 0.637 (readable 0.882 -> 0.904), no
 deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 cards 0.668 (0.920).
 
-Pure numpy here; torch is imported only when learning.
+No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy as torch's training
+would (:mod:`vision.index_tuning`), so it runs in the app's own install. On the bench above the
+torch lesson it replaced and this one both gave, from 156–354 cards a deck, 0.606 -> 0.653 and
+0.654 (readable 0.900 -> 0.915 and 0.917), from 59–78 cards 0.614 both (models/TRAINING_LOG.md).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -41,6 +43,7 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.index_classifier import BACKGROUND, CONTEXT, WINDOW, IndexClassifier, window_crops
+from vision.weights import shipped_file
 
 #: The label of a find the players say is no card's corner (a pip, a court letter, the cloth).
 NOT_A_CARD = "none"
@@ -59,16 +62,19 @@ MIN_CHECKED = 10
 #: lesson kept); 15 passes gave 0.587 and 40 gave 0.596 (readable 0.879 and 0.887, against 0.881),
 #: and from 30 scenes (156–354 cards a deck) 0.626 and 0.639 (readable 0.903 both), no deck worse.
 PASSES = 40
-#: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has.
-LESSON_MINUTES = 1.0
+#: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has: enough
+#: for 40 passes over 350 cards in numpy on a busy core (a lesson, two fine-tunings, took 1–3
+#: minutes for 156–354 cards on this project's machines).
+LESSON_MINUTES = 3.0
 #: Peak learning rate of the fine-tuning: the bench's, gentle enough to keep what the shipped
 #: classifier knows of every other design.
 LESSON_LR = 3e-4
 #: What a deck folder holds: the taught cards for the learner, what it made and what it measured.
-CARDS_FILE, LEARNT_SAVE, LEARNT_EXPORT, LESSON_FILE = "cards.npz", "index_classifier.pt", "index_classifier.onnx", "lesson.json"
+CARDS_FILE, LEARNT_EXPORT, LESSON_FILE = "cards.npz", "index_classifier.onnx", "lesson.json"
 #: The classifier a lesson is learning, before it is kept.
-LEARNING_FILE = "learning.pt"
-SHIPPED_CLASSIFIER = Path(__file__).resolve().parents[1] / "models" / "index_classifier.pt"
+LEARNING_FILE = "learning.onnx"
+#: What a lesson starts from: the shipped classifier's float export (the app's reader runs its int8 copy).
+SHIPPED_CLASSIFIER = shipped_file("index_classifier.onnx")
 
 
 class DeckLearningError(Exception):
@@ -207,17 +213,16 @@ def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def fine_tune(contexts: np.ndarray, labels: np.ndarray, base: Path, out: Path, minutes: float,
               passes: float | None = None, lr: float = LESSON_LR, log=print) -> None:
-    """``base`` fine-tuned (all layers) on these crops, saved to ``out``: for ``passes`` passes over
-    them or ``minutes``, whichever ends first (``passes=None``: the minutes alone). In bfloat16 where
-    the CPU computes it in hardware (:func:`vision.index_net.bf16_is_fast`): the same steps sooner."""
-    from vision.index_net import bf16_is_fast, train_classifier
+    """``base``, a classifier's export, fine-tuned (all layers, :func:`vision.index_tuning.fine_tune_export`)
+    on these crops and saved to ``out``: for ``passes`` passes over them or ``minutes``, whichever
+    ends first (``passes=None``: the minutes alone)."""
+    from vision.index_tuning import fine_tune_export
 
     # The shipped classifier has a background class: one plain grey crop keeps its head whole even
     # when no taught card is "not a card".
     grey = np.full((1, CONTEXT, CONTEXT, 3), 128, np.uint8)
-    train_classifier(np.concatenate([contexts, grey]), np.append(labels, BACKGROUND), out, minutes, batch=128,
-                     init=base, lr=lr, log=log, max_crops=None if passes is None else round(passes * len(labels)),
-                     bf16=bf16_is_fast())
+    fine_tune_export(base, np.concatenate([contexts, grey]), np.append(labels, BACKGROUND), out, minutes,
+                     max_crops=None if passes is None else round(passes * len(labels)), lr=lr, log=log)
 
 
 def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPPED_CLASSIFIER,
@@ -229,8 +234,6 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     every card it learns from ``passes`` times, or stops after ``minutes``. A kept lesson is written
     to :data:`LESSON_FILE` beside its classifier (what :func:`last_lesson` reads); a refused one
     leaves both as they were, a classifier learnt earlier with its lesson."""
-    from vision.index_net import export_onnx
-
     folder = Path(folder)
     contexts, labels, pictures = load_cards(folder)
     if len(labels) < MIN_CARDS:
@@ -246,9 +249,7 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
     kept = learnt_right > shipped_right
     if kept:
         fine_tune(contexts, labels, base, learning, minutes, passes, log=log)
-        export = export_onnx(learning, folder / (LEARNT_EXPORT + ".partial"))
-        learning.replace(folder / LEARNT_SAVE)
-        os.replace(export, folder / LEARNT_EXPORT)  # the reader's file: replaced whole, never half written
+        learning.replace(folder / LEARNT_EXPORT)  # the reader's file: replaced whole, never half written
     else:
         learning.unlink(missing_ok=True)
     lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
@@ -282,7 +283,7 @@ def forget_deck(folder: Path) -> list[str]:
     folder = Path(folder)
     if not folder.is_dir():
         return [] if not folder.exists() else [f"{folder} (not a folder)"]
-    names = [LEARNT_EXPORT, LESSON_FILE, LEARNT_SAVE, CARDS_FILE, LEARNING_FILE]
+    names = [LEARNT_EXPORT, LESSON_FILE, CARDS_FILE, LEARNING_FILE]
     names += sorted(path.name for path in folder.glob("*.partial*"))
     failed = []
     for name in names:

@@ -35,6 +35,7 @@ import numpy as np
 from vision.detections import Detections
 from vision.index_classifier import CROP, WINDOW, window_crops
 from vision.team_areas import MIDDLE, TableFrame, TableSetup
+from vision.weights import shipped_file
 
 #: Direction classes the facing network tells apart: the index's top points into one of 24 sectors
 #: of 15°, the first centred on the picture's +x axis, counted towards +y (the picture's down).
@@ -49,7 +50,7 @@ FACING_WINDOW = 1.15
 #: Indexes shorter than this (pixels) are left out of training and scoring: too few pixels to tell.
 MIN_INDEX_HEIGHT = 8.0
 #: The shipped facing network.
-DEFAULT_FACING_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "facing.onnx"
+DEFAULT_FACING_WEIGHTS = shipped_file("facing.onnx")
 
 
 def bin_angles() -> np.ndarray:

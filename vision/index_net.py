@@ -306,7 +306,9 @@ def _load_growing_head(model: IndexNet, state: dict) -> None:
 
 def export_onnx(weights: Path, out: Path | None = None) -> Path:
     """The ONNX export of a classifier save (default: beside it, ``<weights>.onnx``), taking any
-    number of crops: what :class:`IndexClassifier` runs through ONNX Runtime."""
+    number of crops: what :class:`IndexClassifier` runs through ONNX Runtime. Its batch norms stay
+    layers of their own (ONNX Runtime and OpenVINO fold them as they load it), so a deck lesson
+    can fine-tune the export as this module's training does (:mod:`vision.index_tuning`)."""
     import warnings
 
     out = Path(out) if out is not None else Path(weights).with_suffix(".onnx")
@@ -316,5 +318,5 @@ def export_onnx(weights: Path, out: Path | None = None) -> Path:
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(out), input_names=[ONNX_INPUT],
                           output_names=["logits"], dynamic_axes={ONNX_INPUT: {0: "crops"}}, dynamo=False,
-                          opset_version=17)
+                          opset_version=17, training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.resources
 import os
 import shutil
 import tempfile
@@ -18,7 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+#: The package the shipped weights are installed in: the repository's ``models/`` (pyproject.toml maps it).
+SHIPPED_PACKAGE = "vision.models"
+
+
+def shipped_file(name: str) -> Path:
+    """The path of a file shipped in :data:`SHIPPED_PACKAGE` (``"cards.int8.xml"``), found through
+    the installed package, a wheel's or the checkout's alike."""
+    return Path(str(importlib.resources.files(SHIPPED_PACKAGE) / name))
+
+
+DEFAULT_WEIGHTS = shipped_file("cards.onnx")
 
 
 def default_weights(backend: str = "onnx") -> Path:

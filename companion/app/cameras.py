@@ -7,6 +7,7 @@ cameras are listed from ``/sys/class/video4linux``, which names every camera.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,18 @@ def list_cameras() -> list[Camera]:
         from PySide6.QtMultimedia import QMediaDevices
     except ImportError:
         return _linux_cameras()
-    return [Camera(bytes(d.id()).decode(errors="replace"), d.description()) for d in QMediaDevices.videoInputs()]
+    return opencv_cameras([(bytes(d.id()).decode(errors="replace"), d.description())
+                           for d in QMediaDevices.videoInputs()])
+
+
+def opencv_cameras(devices: list[tuple[str, str]], platform: str = sys.platform) -> list[Camera]:
+    """Qt's cameras, (Qt's id, description) each, as OpenCV opens them. On Linux Qt's id is the
+    device's path (``/dev/video0``). On Windows and macOS it is the system's own (a Media Foundation
+    link, an AVFoundation id), which OpenCV can't open: there OpenCV opens a camera by its place in
+    the system's list, the order Qt lists them in too."""
+    if platform.startswith("linux"):
+        return [Camera(qt_id, description) for qt_id, description in devices]
+    return [Camera(str(place), description) for place, (_, description) in enumerate(devices)]
 
 
 def _linux_cameras(root: Path = Path("/sys/class/video4linux")) -> list[Camera]:

@@ -34,8 +34,6 @@ from .words import card_name
 
 #: The folder of the learnt deck, beside the score-sheet file.
 DECK_FOLDER = "deck"
-#: Where the project lives: the learner runs ``python -m vision`` from here.
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: A find's thumbnail in the dialog: its box this many times over, drawn this many pixels wide.
 THUMB_WINDOW, THUMB_PX = 2.0, 84
 #: The picker's first choice: a corner players can't name (covered, blurred) is not taught.
@@ -160,7 +158,7 @@ class TeachDialog(QDialog):
             "orange. "
             + (f"It has {taught_before} of your cards so far. " if taught_before else "")
             + f"Once it has {MIN_CARDS} or more it learns your deck in the background "
-            "(a minute or two), and keeps what it learnt only if it reads your cards better.")
+            "(a few minutes), and keeps what it learnt only if it reads your cards better.")
         intro.setWordWrap(True)
         grid = QGridLayout()
         for n, i in enumerate(order):
@@ -240,7 +238,6 @@ class DeckLearner(QObject):
                                      f"to {self.folder} ({error.strerror or error}).")
             return
         self.process = QProcess(self)
-        self.process.setWorkingDirectory(str(PROJECT_ROOT))
         self.process.finished.connect(self._done)
         self.process.errorOccurred.connect(self._failed_to_start)
         self.process.start(sys.executable, ["-m", "vision", "learn-deck", str(self.folder),

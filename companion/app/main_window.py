@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import importlib.resources
 import json
 import sqlite3
 from collections import deque
@@ -48,8 +49,9 @@ from vision.reading import SURE
 from vision.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
 from vision.tracking import settle_guesses
 
-#: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/).
-DEMO_VIDEO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "hand.mp4"
+#: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/,
+#: installed as the package ``companion.app.demo``).
+DEMO_VIDEO = Path(str(importlib.resources.files("companion.app.demo") / "hand.mp4"))
 #: The demo's team areas, as ``python -m vision video`` wrote them beside it.
 DEMO_SETUP = DEMO_VIDEO.with_name(TABLE_SETUP_FILE)
 #: The video menu's last entry: ask the players for a file.
@@ -867,7 +869,7 @@ class MainWindow(QMainWindow):
         else:
             self.learner.start(self.store.taught_cards())
             self.statusBar().showMessage(f"The reader is learning your deck from {count} cards, in the background "
-                                         "(a minute or two); play on.")
+                                         "(a few minutes); play on.")
 
     def _lesson_done(self, lesson, message: str) -> None:
         """A lesson ended: a kept one names cards from the next reading on."""

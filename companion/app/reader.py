@@ -15,8 +15,9 @@ from typing import Any
 
 from vision.focus import BLURRED_BELOW
 from vision.reading import READABLE_INDEX_PX
+from vision.weights import shipped_file
 
-MODEL_METRICS = Path(__file__).resolve().parents[2] / "models" / "evaluation" / "metrics.json"
+MODEL_METRICS = shipped_file("evaluation/metrics.json")
 #: Below this share of corner indexes found surely on unseen decks, the reader is still in training.
 TRUSTED_SHARE_FOUND = 0.95
 #: Card corners the camera sees smaller than this (image pixels, the median of those read lately)

@@ -37,7 +37,8 @@ def open_capture(source: str) -> cv2.VideoCapture:
     """OpenCV's capture of a video file (played at its own size) or a camera, which is asked for
     :data:`CAMERA_SIZE` in MJPG (USB webcams send 1080p at full rate only compressed); a camera
     without that size gives the nearest it has."""
-    capture = cv2.VideoCapture(source)
+    # A camera's place in the system's list (companion.app.cameras.opencv_cameras) is a number to OpenCV.
+    capture = cv2.VideoCapture(int(source) if source.isdigit() else source)
     if capture.isOpened() and not Path(source).is_file():
         capture.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, CAMERA_SIZE[0])

@@ -12,7 +12,7 @@ import pytest
 
 from vision.augment import photograph
 from vision.deck_learning import (
-    CARDS_FILE, HOLD_BACK_EVERY, LEARNT_EXPORT, LEARNT_SAVE, LESSON_FILE, MIN_CARDS, MIN_CHECKED, NOT_A_CARD,
+    CARDS_FILE, HOLD_BACK_EVERY, LEARNING_FILE, LEARNT_EXPORT, LESSON_FILE, MIN_CARDS, MIN_CHECKED, NOT_A_CARD,
     SHIPPED_CLASSIFIER,
     DeckLearningError, code_of, decode_crop, encode_crop, held_back, label_of, last_lesson, learn_deck,
     learnt_classifier, load_cards, read_contexts, save_cards, teaching_crops,
@@ -69,7 +69,7 @@ def test_cards_named_on_several_pictures_are_held_back_a_whole_picture_at_a_time
 
 def test_a_crop_is_read_as_the_app_reads_the_find_it_was_cut_from(deck):
     frames, truths, contexts, _ = deck
-    classifier = IndexClassifier(SHIPPED_CLASSIFIER.with_suffix(".onnx"))
+    classifier = IndexClassifier(SHIPPED_CLASSIFIER)
     from_frame = classifier.read_boxes(frames[0], truths[0].xyxy)
     from_crops = read_contexts(classifier, contexts[:len(truths[0])])
     # Cut from the crop or from the frame, the same pixels through the same windows (up to resampling).
@@ -90,10 +90,10 @@ def test_a_lesson_learns_the_deck_and_keeps_it_only_when_it_names_held_back_card
     assert lesson.kept and lesson.learnt_right > lesson.shipped_right
     assert last_lesson(tmp_path) == lesson and json.loads((tmp_path / LESSON_FILE).read_text())["kept"] is True
     export = learnt_classifier(tmp_path)
-    assert export == tmp_path / LEARNT_EXPORT and (tmp_path / LEARNT_SAVE).is_file()
+    assert export == tmp_path / LEARNT_EXPORT and not (tmp_path / LEARNING_FILE).exists()
     learnt = IndexClassifier(export, runtime="openvino")
     # Kept, it learnt from every taught card, the held-back ones too: it reads jokers far more often.
-    shipped = IndexClassifier(SHIPPED_CLASSIFIER.with_suffix(".onnx"))
+    shipped = IndexClassifier(SHIPPED_CLASSIFIER)
     jokers_read = [(read_contexts(classifier, contexts).argmax(axis=1) == label_of("JK")).mean()
                    for classifier in (shipped, learnt)]
     assert jokers_read[1] > jokers_read[0] + 0.05
@@ -104,7 +104,7 @@ def test_a_lesson_learns_the_deck_and_keeps_it_only_when_it_names_held_back_card
     refused = learn_deck(tmp_path, minutes=1e-9, log=lambda _: None)
     assert not refused.kept and refused.learnt_right == refused.shipped_right
     assert "did not improve" in refused.summary() and last_lesson(tmp_path) == lesson  # the one learnt from
-    assert learnt_classifier(tmp_path) == export and not (tmp_path / "learning.pt").exists()
+    assert learnt_classifier(tmp_path) == export and not (tmp_path / LEARNING_FILE).exists()
 
 
 def test_learning_is_refused_without_enough_readable_taught_cards(deck, tmp_path):

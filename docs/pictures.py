@@ -128,7 +128,8 @@ def plot_camera_setup(out: Path) -> None:
     side.annotate("", xy=(-60, 0), xytext=(-60, 72), arrowprops={"arrowstyle": "<->", "color": "#37474f"})
     side.text(-62, 36, "about\n70 cm", ha="right", va="center", fontsize=8)
     side.text(0, -10, "about 1 m of table in the picture", ha="center", fontsize=8)
-    side.text(8, 80, "webcam at 1920×1080 over the middle,\nlooking down (a slant to 30° is fine)", fontsize=8, va="bottom")
+    side.text(8, 80, "webcam at 1920×1080 over the middle,\nlooking down (a slant to 30° is fine)",
+              fontsize=8, va="bottom")
     side.set_title("side view", fontsize=9)
     fig.savefig(out, bbox_inches="tight")
     plt.close(fig)

@@ -28,7 +28,8 @@ deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 car
 No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy as torch's training
 would (:mod:`vision.index_tuning`), so it runs in the app's own install. On the bench above the
 torch lesson it replaced and this one both gave, from 156–354 cards a deck, 0.606 -> 0.653 and
-0.654 (readable 0.900 -> 0.915 and 0.917), from 59–78 cards 0.614 both (models/TRAINING_LOG.md).
+0.654 (readable 0.900 -> 0.915 and 0.917), from 59–78 cards 0.614 both, from 707–1,592 cards 0.683
+both (models/TRAINING_LOG.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 #   ./run.sh app  [args]   start Canasta Companion (the bundled demo hand when no webcam is found)
 #   ./run.sh test [args]   run the test suite (args go to pytest)
 # Both install what is missing first: Debian packages and a virtual environment at .venv with the
-# project. The app needs Qt's system libraries and the project alone (about 1 GB); the tests also
+# project. The app needs Qt's system libraries and the project alone (about 1.4 GB); the tests also
 # need the training stack (the [train] extra) and the card artwork and typefaces training data is
 # made from (TRAINING_PACKAGES).
 set -euo pipefail

@@ -8,7 +8,7 @@ The hand videos are the demo and the ground truth of eleven more (``datasets/vid
 frames' labels and the events, without the pictures; ``python -m vision video --seed N`` films them).
 
 The reader first gets each scene's labelled index boxes (a perfect detector), then the same boxes
-spoiled as a real detector would spoil them (see ``vision.evaluate_reader.Noise``). Prints meld-exact %,
+spoiled as a real detector would spoil them (see ``vision.evaluation.tables.Noise``). Prints meld-exact %,
 meld-ranks-right %, pile-right % and score-equal % for the reader with the table set-up players
 would give (the table perspective) and without any, on every scene and on the readable ones (every
 card the score needs shows an index); then the events of each hand video; then the median time
@@ -22,7 +22,7 @@ video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m 
 test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
 ``--set-ups areas facing halves`` reads each with the team areas (the middle's cards faced, for the
 turn card, as the app does), without them as the app does
-(the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves;
+(the sides told apart by the cards' facing, ``vision.reader.facing``), and with the picture's halves;
 ``--swap-after 125`` plays a player who swaps the sides' names five seconds after the reader
 named them the wrong way round; ``--live`` reads them at this machine's pace, each reading taking the
 first frame shown after the last one ended, as the app reads a playing video.
@@ -39,13 +39,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_at, read_table  # noqa: E402
-from vision.evaluate_reader import (Noise, SceneMismatch, dataset_scenes, detections_from_truth,  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.reader.card_reader import read_at, read_table  # noqa: E402
+from vision.evaluation.tables import (Noise, SceneMismatch, dataset_scenes, detections_from_truth,  # noqa: E402
                                     evaluate, synthetic_scenes)
-from vision.evaluate_video import evaluate_video  # noqa: E402
-from vision.index_classifier import NAMINGS  # noqa: E402
-from vision.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
+from vision.evaluation.videos import evaluate_video  # noqa: E402
+from vision.reader.index_classifier import NAMINGS  # noqa: E402
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
 
 COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "cards_missed_%", "cards_extra_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
            "turn_card_right_%")
@@ -117,8 +117,8 @@ def _filmed(videos: list[Path], args) -> None:
     """Hand videos read from their pictures by the shipped reader, at each threshold and set-up."""
     if not videos:
         return
-    from vision.detector import CardDetector
-    from vision.facing import FacingReader
+    from vision.reader.detector import CardDetector
+    from vision.reader.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
     facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
@@ -160,9 +160,9 @@ def _table(title: str, results: dict[str, dict]) -> None:
 
 def _pictures(args) -> None:
     """The shipped reader end to end on a synth folder's test pictures, at each threshold."""
-    from vision.detector import CardDetector
+    from vision.reader.detector import CardDetector
 
-    from vision.facing import FacingReader
+    from vision.reader.facing import FacingReader
 
     scenes = list(dataset_scenes(args.pictures, FaceAtlas(args.atlas), args.limit))
     where = f"{len(scenes)} test pictures of {args.pictures}"

@@ -18,11 +18,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.augment import photograph  # noqa: E402
-from vision.dataset import write_dataset  # noqa: E402
-from vision.render import render_scene  # noqa: E402
-from vision.synth import build_scene  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.augment import photograph  # noqa: E402
+from vision.synth.dataset import write_dataset  # noqa: E402
+from vision.synth.render import render_scene  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
 
 
 def main() -> None:

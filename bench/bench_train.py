@@ -5,7 +5,7 @@
 Each configuration trains one epoch on the first ``--tiles`` training tiles and reports tiles/s
 over the training epoch alone (timed by callbacks; set-up and the final validation left out), and
 its speed against the first row's, so recipes are chosen from measurement. ``bf16`` computes in
-bfloat16 (``python -m vision train --bf16``, :func:`vision.train.allow_cpu_bfloat16`).
+bfloat16 (``python -m vision train --bf16``, :func:`vision.model.train.allow_cpu_bfloat16`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from vision.train import allow_cpu_bfloat16, cpu_bfloat16_network, keep_threads
+    from vision.model.train import allow_cpu_bfloat16, cpu_bfloat16_network, keep_threads
 
     allow_cpu_bfloat16()
 

@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import (_truth_piles, detections_from_truth, judge, readable,  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.reader.card_reader import read_table  # noqa: E402
+from vision.evaluation.tables import (_truth_piles, detections_from_truth, judge, readable,  # noqa: E402
                                     synthetic_scenes)
 
 

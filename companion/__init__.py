@@ -15,7 +15,8 @@ from .hand import (
 from .handfile import HandFileError, load_hand, score_report
 from .melds import Canasta, Meld
 from .scoresheet import ScoreSheet, SheetRow
-from .scoring import TEAMS, EndOfHand, HandScore, ScoreLine, TeamHand, score_hand
+from .end_of_hand import TEAMS, EndOfHand, HandScore, ScoreLine, TeamHand
+from .scoring import score_hand
 from .special_hands import recognise as recognise_special_hand
 from .table_rules import SETTINGS, TableRules, TableRulesError
 from .threes import Threes

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .handfile import HandFileError, hand_warnings, load_hand, score_report
-from .scoring import TEAMS
+from .end_of_hand import TEAMS
 from .variant import get_variant
 
 

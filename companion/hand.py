@@ -29,7 +29,7 @@ from . import legality
 from .cards import RANK_NAMES, Card
 from .melds import Meld
 from .rulebook import source, value
-from .scoring import TEAMS, EndOfHand, TeamHand
+from .end_of_hand import TEAMS, EndOfHand, TeamHand
 from .special_hands import recognise, special_hand_value
 from .table_rules import TableRules
 from .threes import Threes

@@ -15,7 +15,8 @@ from typing import Any
 
 from .cards import Card, CardError, pack_overflow
 from .melds import Meld
-from .scoring import TEAMS, EndOfHand, TeamHand, score_hand
+from .end_of_hand import TEAMS, EndOfHand, TeamHand
+from .scoring import score_hand
 from .table_rules import SPECIAL_HAND_NAMES, TableRules, TableRulesError
 from .threes import Threes
 from .variant import Variant, get_variant

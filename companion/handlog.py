@@ -31,7 +31,7 @@ from .hand import (
     CanastaClosed, CardsAdded, Event, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
     ThreesLaidOut, TurnCardDrawn, WentOut,
 )
-from .scoring import TEAMS
+from .end_of_hand import TEAMS
 
 #: Every kind of event, by the name a log gives it.
 EVENT_KINDS = {kind.__name__: kind for kind in (

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .handfile import HandFileError, score_report
-from .scoring import TEAMS
+from .end_of_hand import TEAMS
 from .table_rules import TableRules
 from .variant import get_variant
 

@@ -13,7 +13,7 @@ from . import legality
 from .cards import RANK_NAMES, rank_list, Card
 from .melds import Canasta, Meld
 from .rulebook import CLASSIC, MODERN, Rule, source, value
-from .scoring import EndOfHand, ScoreLine, TeamHand
+from .end_of_hand import EndOfHand, ScoreLine, TeamHand
 from .special_hands import special_hand_value
 from .table_rules import TableRules
 from .violations import Violation

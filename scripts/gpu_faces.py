@@ -26,7 +26,7 @@ def pack(atlas: Path, out: Path, budget: int, seed: int = 0, half: bool = False)
     """Write the decks that fit into ``out`` as WebP; return (decks packed, training decks left out).
     ``half``: each face halved first, as the renderer's pyramid halves it (OpenCV's ``pyrDown``), so a
     card drawn up to two thirds of the stored face's height renders pixel for pixel as from the
-    whole face (:class:`vision.render._FacePyramid`); the manifests keep the whole card's size."""
+    whole face (:class:`vision.synth.render._FacePyramid`); the manifests keep the whole card's size."""
     index = json.loads((atlas / "atlas.json").read_text())
     held_out = sorted(d for d, entry in index["decks"].items() if entry["split"] == "test")
     training = sorted(d for d, entry in index["decks"].items() if entry["split"] != "test")

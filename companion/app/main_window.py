@@ -43,11 +43,11 @@ from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_co
 from .video_view import TABLE, VideoView
 from .words import as_title, where_written
 
-from vision.deck_learning import learnt_classifier
-from vision.frame_sources import FrameSourceError, read_image
-from vision.reading import SURE
-from vision.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
-from vision.tracking import settle_guesses
+from vision.reader.deck_learning import learnt_classifier
+from vision.reader.frame_sources import FrameSourceError, read_image
+from vision.reader.reading import SURE
+from vision.reader.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
+from vision.reader.tracking import settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/,
 #: installed as the package ``companion.app.demo``).
@@ -65,7 +65,7 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 
 
 #: Asked of players while no team areas (nor the table's corners) are set up for the picture. Without
-#: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
+#: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.reader.facing`),
 #: team A's the side nearer the picture's bottom until players swap the names (:meth:`MainWindow.swap_sides`),
 #: and the window outlines the sides it took. Replays of the shipped detector's finds on the 40
 #: held-out hand videos, every 3rd frame (forty-fourth session): 282 of their 627 plays in order so,
@@ -79,7 +79,7 @@ AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two
 
 
 def setup_beside(video: Path) -> dict | None:
-    """The team areas a video file comes with (:data:`~vision.team_areas.TABLE_SETUP_FILE` beside it),
+    """The team areas a video file comes with (:data:`~vision.reader.team_areas.TABLE_SETUP_FILE` beside it),
     or ``None`` when it has none, or they can't be read (the video then plays without areas until
     players set them up)."""
     try:
@@ -777,7 +777,7 @@ class MainWindow(QMainWindow):
     def swap_sides(self) -> None:
         """Players say the camera takes each team's cards for the other's: the set-up names the sides
         the other way round (kept for this camera or video), and the hand so far is each team's play
-        the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
+        the other's (:meth:`~vision.reader.tracking.TableTracker.swap_teams`)."""
         self.cancel_set_up()
         reading = self.last_reading
         # The reader keeps the finds it took the table's turn from; only the names change.
@@ -853,7 +853,7 @@ class MainWindow(QMainWindow):
 
     def keep_taught_cards(self, taught: list[tuple[str, bytes]]) -> None:
         """Add cards the players named to the database; start a lesson when there are enough."""
-        from vision.deck_learning import MIN_CARDS
+        from vision.reader.deck_learning import MIN_CARDS
 
         try:
             count = self.store.add_taught_cards(taught) if taught else self.store.taught_card_count()
@@ -895,7 +895,7 @@ class MainWindow(QMainWindow):
 
     def forget_learnt_deck(self) -> None:
         """Back to the shipped classifier; the taught cards are deleted."""
-        from vision.deck_learning import forget_deck
+        from vision.reader.deck_learning import forget_deck
 
         self.learner.stop()
         left = forget_deck(self.deck)  # what was learnt first: the taught cards go only if it went
@@ -936,7 +936,7 @@ class MainWindow(QMainWindow):
 
     def _show_sides_taken(self, reading) -> None:
         """Without a set-up, outline each team's side as the reader took it from which way the cards
-        face (:mod:`vision.facing`), so players see which side it counts as team A's."""
+        face (:mod:`vision.reader.facing`), so players see which side it counts as team A's."""
         if reading.team_sides is not None and not self.video.editing and not self.table_setup.set_up:
             self.video.show_areas(reading.team_sides)
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.focus import BLURRED_BELOW
-from vision.reading import READABLE_INDEX_PX
-from vision.weights import shipped_file
+from vision.reader.focus import BLURRED_BELOW
+from vision.reader.reading import READABLE_INDEX_PX
+from vision.reader.weights import shipped_file
 
 MODEL_METRICS = shipped_file("evaluation/metrics.json")
 #: Below this share of corner indexes found surely on unseen decks, the reader is still in training.
@@ -53,7 +53,7 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
 
 
 def _share_found(measured: Any) -> float | None:
-    """The share of held-out indexes found where a card counts as sure (:data:`vision.reading.SURE`),
+    """The share of held-out indexes found where a card counts as sure (:data:`vision.reader.reading.SURE`),
     from ``metrics.json`` or its ``readable`` block (``None`` when it isn't there)."""
     try:
         return float(measured["located"])
@@ -93,7 +93,7 @@ def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float
 
 def focus_advice(sharpness: Sequence[float]) -> str | None:
     """A line asking players to focus the camera while the card corners it reads lately look blurred
-    (their median sharpness under :data:`vision.focus.BLURRED_BELOW`, where blur cost the reader
+    (their median sharpness under :data:`vision.reader.focus.BLURRED_BELOW`, where blur cost the reader
     about a third to a half of the cards it names on the same table in focus); ``None`` when they
     look sharp, or too few have been judged."""
     if len(sharpness) < CORNERS_TO_JUDGE or statistics.median(sharpness) >= BLURRED_BELOW:

@@ -39,7 +39,7 @@ DEMO_EVENTS_SHOWN = 14
 
 def play_demo_until(window, events_shown: int) -> None:
     """Apply the demo hand's first events to the window and show the video frame that follows them."""
-    from vision.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
+    from vision.synth.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
 
     from .main_window import DEMO_VIDEO
     from .video import to_qimage

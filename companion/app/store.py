@@ -68,7 +68,7 @@ MIGRATIONS = {
     2: """
 CREATE TABLE table_setups (
     source TEXT PRIMARY KEY,            -- the video the areas were drawn on: a camera's id, a file, "demo"
-    setup TEXT NOT NULL,                -- JSON: vision.team_areas.TableSetup.to_json()
+    setup TEXT NOT NULL,                -- JSON: vision.reader.team_areas.TableSetup.to_json()
     saved TEXT NOT NULL
 );
 """,
@@ -80,7 +80,7 @@ CREATE TABLE hand_in_progress (         -- at most one row: the hand on the tabl
 );
 """,
     4: """
-CREATE TABLE taught_cards (             -- the table's own deck, as players named it (vision.deck_learning)
+CREATE TABLE taught_cards (             -- the table's own deck, as players named it (vision.reader.deck_learning)
     id INTEGER PRIMARY KEY,
     code TEXT NOT NULL,                 -- a card code such as KH or JK, or "none": no card's corner
     crop BLOB NOT NULL,                 -- PNG: the corner index and its surroundings, as the reader saw it
@@ -496,7 +496,7 @@ class Store:
 
     def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
         """Keep a source's set-up; ``None`` forgets it (the reader then tells the teams' sides apart by
-        which way the cards face, :mod:`vision.facing`)."""
+        which way the cards face, :mod:`vision.reader.facing`)."""
         with self._transaction():
             if setup is None:
                 self._db.execute("DELETE FROM table_setups WHERE source = ?", (source,))

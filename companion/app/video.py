@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from vision.frame_sources import quiet_video_decoder
+from vision.reader.frame_sources import quiet_video_decoder
 
 quiet_video_decoder()  # a video that can't be played is told in the window, not by FFmpeg on stderr
 

@@ -17,12 +17,13 @@ import pytest
 from companion import Meld, Opened, parse_cards
 from companion.app.main_window import DEMO_SETUP, DEMO_VIDEO, MainWindow
 from companion.handfile import score_report
-from vision.card_reader import CardReader, read_table
-from vision.evaluate_reader import detections_from_truth
-from vision.detections import Detections
-from vision.evaluate_video import read_event, team_areas, truth_events
-from vision.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
-from vision.team_areas import TableSetup
+from vision.reader.card_reader import CardReader, read_table
+from vision.evaluation.tables import detections_from_truth
+from vision.reader.detections import Detections
+from vision.evaluation.videos import read_event, truth_events
+from vision.synth.video import team_areas
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
+from vision.reader.team_areas import TableSetup
 
 
 def demo_truth():
@@ -364,7 +365,7 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
 
 def test_blurred_card_corners_make_the_app_ask_for_focus_until_they_are_sharp(qtbot, store):
     from companion.app.main_window import DEMO
-    from vision.focus import BLURRED_BELOW
+    from vision.reader.focus import BLURRED_BELOW
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
@@ -478,7 +479,7 @@ def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_k
     """Without a set-up the reader named the side nearer the picture's bottom team A's; players
     swap: the outlines change names at once, and the camera's set-up keeps the way from team A's
     side to team B's (down the picture now) for the reader; swapping again goes back."""
-    from vision.facing import TableTurn
+    from vision.reader.facing import TableTurn
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
@@ -507,9 +508,9 @@ def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_k
 
 def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, store):
     """A table nobody set up, its cards showing team A's side on the right (the reader's turn from
-    the cards' facing, vision.facing): the picture outlines each team's side as read, until players
+    the cards' facing, vision.reader.facing): the picture outlines each team's side as read, until players
     set their own areas."""
-    from vision.facing import TableTurn
+    from vision.reader.facing import TableTurn
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)

@@ -27,7 +27,7 @@ def window(qtbot, store):
 
 
 def test_without_the_card_reader_the_app_says_so_and_stays_usable(qtbot, store, monkeypatch, tmp_path):
-    monkeypatch.setattr("vision.weights.DEFAULT_WEIGHTS", tmp_path / "cards.onnx")  # no trained detector
+    monkeypatch.setattr("vision.reader.weights.DEFAULT_WEIGHTS", tmp_path / "cards.onnx")  # no trained detector
     w = window(qtbot, store)
     assert w.statusBar().currentMessage().startswith("Card reader not available yet:")
     w.start_source("demo")  # the bundled demo plays, decoded off the GUI thread

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QPushButton
 from companion.app.main_window import DEMO_SETUP, MainWindow
 from companion.app.settings import DEMO
 from companion.app.store import Store
-from vision.card_reader import read_table
-from vision.detections import Detections
-from vision.video import players_areas
-from vision.team_areas import TableSetup
+from vision.reader.card_reader import read_table
+from vision.reader.detections import Detections
+from vision.synth.video import players_areas
+from vision.reader.team_areas import TableSetup
 
 DEMO_SIZE = (1920, 1080)
 

@@ -7,7 +7,8 @@ from companion.cards import NATURAL_RANKS, SUITS, Card
 from companion.handfile import HandFileError, score_report
 from companion.legality import meld_shape_problems
 from companion.melds import Meld
-from companion.scoring import EndOfHand, TeamHand, score_hand
+from companion.end_of_hand import EndOfHand, TeamHand
+from companion.scoring import score_hand
 from companion.table_rules import TableRules
 from companion.threes import Threes
 from companion.variant import Classic

@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.card_reader import read_table
-from vision.classes import class_id
-from vision.detections import Detections, iou
-from vision.grouping import group_cards
-from vision.physical_cards import CardsSeen, SeenCard, ViewMemory, _crossing_diagonals, one_find_per_index
-from vision.team_areas import TableSetup
+from vision.reader.card_reader import read_table
+from vision.reader.classes import class_id
+from vision.reader.detections import Detections, iou
+from vision.reader.grouping import group_cards
+from vision.reader.physical_cards import CardsSeen, SeenCard, ViewMemory, _crossing_diagonals, one_find_per_index
+from vision.reader.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
 DIAGONAL = (0.7 * 0.74, 0.72)

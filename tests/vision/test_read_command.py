@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from vision.__main__ import main
-from vision.augment import photograph
-from vision.frame_sources import FrameSourceError, read_image, video_frames
-from vision.render import render_scene
-from vision.synth import build_scene
+from vision.synth.augment import photograph
+from vision.reader.frame_sources import FrameSourceError, read_image, video_frames
+from vision.synth.render import render_scene
+from vision.synth.scenes import build_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 

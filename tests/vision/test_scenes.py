@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from companion.handfile import score_report
-from vision.augment import FAULT_KINDS, photograph
-from vision.camera import random_camera
-from vision.classes import CLASS_NAMES, class_id
-from vision.labels import MIN_VISIBLE_FRACTION
-from vision.render import render_scene
-from vision.scene import Group, PlacedCard, random_style
-from vision.synth import Scene, _face_for, build_scene
-from vision.labels import id_map, index_views
-from vision.table_state import TableState, TeamTable
+from vision.synth.augment import FAULT_KINDS, photograph
+from vision.synth.camera import random_camera
+from vision.reader.classes import CLASS_NAMES, class_id
+from vision.synth.labels import MIN_VISIBLE_FRACTION
+from vision.synth.render import render_scene
+from vision.synth.layout import Group, PlacedCard, random_style
+from vision.synth.scenes import Scene, _face_for, build_scene
+from vision.synth.labels import id_map, index_views
+from vision.synth.table_state import TableState, TeamTable
 
 SIZE = (640, 360)
 
@@ -185,7 +185,7 @@ def test_synth_refuses_fewer_than_one_worker_naming_the_flag(tmp_path, capsys, w
 ])
 def test_synth_runs_a_worker_per_core_the_process_may_use(tmp_path, files, cores):
     """Not one per core of the whole machine (os.cpu_count()) in a container given two of them."""
-    from vision.dataset import usable_cores
+    from vision.synth.dataset import usable_cores
 
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)

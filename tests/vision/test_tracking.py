@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.evaluate_video import evaluate_video
-from vision.physical_cards import MIN_TURN_CARD_READS, VIEW_FRAMES, ViewMemory
-from vision.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
-from vision.tracking import TableTracker
+from vision.evaluation.videos import evaluate_video
+from vision.reader.physical_cards import MIN_TURN_CARD_READS, VIEW_FRAMES, ViewMemory
+from vision.reader.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+from vision.reader.tracking import TableTracker
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 
@@ -160,7 +160,7 @@ def test_index_diagonals_measured_before_the_view_turned_are_forgotten():
 
 
 def test_guessed_canasta_suits_give_way_to_cards_seen_later():
-    from vision.tracking import settle_guesses
+    from vision.reader.tracking import settle_guesses
 
     teams = {"A": {"melds": [["9C", "9C", "9D", "9D", "9H", "9H", "9S"]], "threes": [], "hands": [["9C"], []]},
              "B": {"melds": [], "threes": [], "hands": []}}
@@ -174,9 +174,9 @@ def test_the_reader_lends_a_video_frame_the_view_measured_before_and_a_new_photo
     import json
 
     from vision import CardReader
-    from vision.evaluate_reader import detections_from_truth
-    from vision.evaluate_video import team_areas
-    from vision.team_areas import TableSetup
+    from vision.evaluation.tables import detections_from_truth
+    from vision.synth.video import team_areas
+    from vision.reader.team_areas import TableSetup
 
     with gzip.open(VIDEOS / "seed4" / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -580,7 +580,7 @@ def test_a_three_read_for_a_moment_is_not_laid_one_read_for_a_wait_is():
 
 _TWO_PLAYS_AT_ONCE = """
 from tests.vision.test_tracking import _opened_with, _reading
-from vision.tracking import TableTracker
+from vision.reader.tracking import TableTracker
 tracker = TableTracker(confirm=2)
 _opened_with(tracker, ["KH", "KS", "KD"])
 for reading in [_reading([["KH", "KS", "KD", "KC"], ["QH", "QS", "QD"], ["8H", "8S", "8D"], ["5C", "5S", "5D"]])] * 3:
@@ -610,10 +610,10 @@ def test_swapping_the_teams_mid_hand_carries_on_the_hand_as_if_they_had_been_nam
     import json
 
     from companion.handlog import to_log
-    from vision.card_reader import read_table
-    from vision.evaluate_reader import detections_from_truth
-    from vision.evaluate_video import team_areas
-    from vision.team_areas import TableSetup
+    from vision.reader.card_reader import read_table
+    from vision.evaluation.tables import detections_from_truth
+    from vision.synth.video import team_areas
+    from vision.reader.team_areas import TableSetup
 
     with gzip.open(DEMO / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines][::3]

@@ -23,8 +23,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.reader.index_classifier import BACKGROUND, CONTEXT  # noqa: E402
 from vision.model.index_training import bf16_is_fast, train_classifier  # noqa: E402
+from vision.reader.index_classifier import BACKGROUND, CONTEXT  # noqa: E402
 
 BATCH = 256
 

@@ -38,7 +38,9 @@ def main() -> None:
     for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory() as out:
             started = time.perf_counter()
-            for _ in write_dataset(Path(out), args.atlas, args.images, seed=repeat, image_size=size, workers=args.workers):
+            for _ in write_dataset(
+                Path(out), args.atlas, args.images, seed=repeat, image_size=size, workers=args.workers
+            ):
                 pass
             rates.append(args.images / (time.perf_counter() - started))
     print(f"synth {args.size}: median {statistics.median(rates):.1f} images/s over {args.repeats} runs of "

@@ -49,13 +49,27 @@ def main() -> None:
             if "channels-last" in precision:
                 cpu_bfloat16_network(yolo)
             keep_threads(yolo, args.threads)  # else ultralytics trains on the cores less one
-            yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
-            yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
-            yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",
-                              workers=args.threads, pretrained=False, amp="bf16" if precision.startswith("bf16") else False,
-                              plots=False, val=False,
-                              fraction=args.tiles / total, project=project, name="bench", verbose=False,
-                              fliplr=0.0)
+            yolo.add_callback("on_train_epoch_start",
+                              lambda trainer, times=times: times.setdefault("start", time.perf_counter()))
+            yolo.add_callback("on_train_epoch_end",
+                              lambda trainer, times=times: times.setdefault("end", time.perf_counter()))
+            yolo.train(
+                data=str(args.data.resolve()),
+                epochs=1,
+                imgsz=imgsz,
+                batch=batch,
+                device="cpu",
+                workers=args.threads,
+                pretrained=False,
+                amp="bf16" if precision.startswith("bf16") else False,
+                plots=False,
+                val=False,
+                fraction=args.tiles / total,
+                project=project,
+                name="bench",
+                verbose=False,
+                fliplr=0.0,
+            )
             elapsed = times["end"] - times["start"]
         first = first or elapsed
         print(f"| {model} | {imgsz} | {batch} | {precision} | {args.tiles / elapsed:.1f} | {first / elapsed:.2f}x |",

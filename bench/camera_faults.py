@@ -28,11 +28,11 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.evaluation.detector import LOW_CONFIDENCE, Frame, readable_only, score, test_frames  # noqa: E402
+from vision.reader.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
 from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.synth.augment import FAULT_KINDS, photograph  # noqa: E402
 from vision.synth.dataset import JPEG_QUALITY  # noqa: E402
-from vision.reader.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
-from vision.evaluation.detector import LOW_CONFIDENCE, Frame, readable_only, score, test_frames  # noqa: E402
 from vision.synth.render import render_scene  # noqa: E402
 from vision.synth.scenes import build_scene  # noqa: E402
 

@@ -50,12 +50,11 @@ from vision.evaluation.detector import READABLE_VISIBLE, test_frames  # noqa: E4
 from vision.reader.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
 from vision.reader.reading import READABLE_INDEX_PX  # noqa: E402
 
-
-#: ``--self-taught``: the detector's finds it learns from are at least this sure (twentieth session:
-#: chosen with the rest below on ``scenes720d``'s first 250 test scenes, one-off sweep).
+#: ``--self-taught``: the detector's finds it learns from are at least this sure (chosen with the
+#: rest below on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Self-taught lessons").
 SELF_TAUGHT_FINDS = 0.3
-#: ``--self-taught``: passes over its readings, and the learning rate. Twentieth session, the same
-#: sweep (learning from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,
+#: ``--self-taught``: passes over its readings, and the learning rate. The same sweep (learning
+#: from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,
 #: 10 passes at 1e-4 0.5095 / 0.5094 / 0.5086 (three training seeds), 5 passes 0.5046, 20 passes
 #: 0.5116; sure at 0.8 0.5170 / 0.5182 (two seeds), at 20 passes 0.5155, at 3e-4 0.5187; sure at
 #: 0.7 0.5171 / 0.5210, at 0.6 0.5190, at 0.95 0.5018. Three minutes at the app's lesson rate
@@ -138,7 +137,9 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
         raise SystemExit(f"deck_adaptation: no reading of the learning scenes is {sure} sure: nothing to learn")
     labels = np.concatenate(labels).astype(np.int64)
     share_right = np.concatenate(right).mean() if right else float("nan")
-    print(f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels")
+    print(
+        f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels"
+    )
     out = folder / "self_taught.onnx"
     fine_tune(np.concatenate(contexts), labels, shipped.weights, out, minutes=10, passes=SELF_TAUGHT_PASSES,
               lr=SELF_TAUGHT_LR, log=lambda _: None)
@@ -157,8 +158,8 @@ def named_right(classifier: IndexClassifier, frames: list, deck: str) -> tuple[n
 
 def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier, args: argparse.Namespace) -> int:
     """One classifier learnt from every deck; the detector's finds on ``score`` named by each."""
-    from vision.reader.detector import CardDetector
     from vision.evaluation.detector import LOW_CONFIDENCE, Frame, class_aps, readable_only
+    from vision.reader.detector import CardDetector
 
     detector = CardDetector(conf=LOW_CONFIDENCE, classifier=False, threads=args.threads)
     with tempfile.TemporaryDirectory() as folder:
@@ -181,13 +182,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--learn-scenes", type=int, help="learn from this many scenes (default: the first half)")
-    parser.add_argument("--minutes", type=float,
-                        help="fine-tuning per deck (default 1; with --app the app's, vision.reader.deck_learning.LESSON_MINUTES)")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        help="fine-tuning per deck (default 1; with --app the app's, vision.reader.deck_learning.LESSON_MINUTES)",
+    )
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
-    parser.add_argument("--app", action="store_true", help="learn each deck as the app does (vision.reader.deck_learning)")
+    parser.add_argument(
+        "--app", action="store_true", help="learn each deck as the app does (vision.reader.deck_learning)"
+    )
     parser.add_argument("--passes", type=float, help="with --app: passes over the taught cards (default: the app's)")
     parser.add_argument("--guard", action="store_true",
                         help="learn from four fifths of the learning scenes and keep what is learnt only if it "

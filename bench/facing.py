@@ -21,12 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_detector import synthetic_frame  # noqa: E402
-from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.reader.card_reader import CardReader  # noqa: E402
-from vision.synth.video import team_areas  # noqa: E402
 from vision.reader.facing import finds_to_face  # noqa: E402
-from vision.synth.scenes import build_scene  # noqa: E402
 from vision.reader.team_areas import TableSetup  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
+from vision.synth.video import team_areas  # noqa: E402
 
 
 def main() -> int:

@@ -24,9 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.evaluation.detector import Frame, operating_points, readable_only, score, test_frames  # noqa: E402
 from vision.reader.detections import Detections, iou  # noqa: E402
 from vision.reader.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
-from vision.evaluation.detector import Frame, operating_points, readable_only, score, test_frames  # noqa: E402
 from vision.reader.index_classifier import join_readings, named_finds  # noqa: E402
 
 #: The lowest detector confidence read (the app's finds are far above it).

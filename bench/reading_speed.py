@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.synth.augment import photograph  # noqa: E402
 from vision.synth.camera import CLOSE_CARD_HEIGHTS_1080  # noqa: E402
-from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.synth.render import render_scene  # noqa: E402
 from vision.synth.scenes import build_scene  # noqa: E402
 

@@ -29,8 +29,8 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.evaluation.photos import PhotoScore, band_table, labelled_photos, score_photo  # noqa: E402
+from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.reader.frame_sources import read_image  # noqa: E402
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "real-photos"

@@ -18,8 +18,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from .handfile import HandFileError, score_report
 from .end_of_hand import TEAMS
+from .handfile import HandFileError, score_report
 from .table_rules import TableRules
 from .variant import get_variant
 

@@ -89,7 +89,10 @@ def _size(folder: Path) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["pack"] and len(sys.argv) in (5, 6) and sys.argv[5:] in ([], ["--half"]):
         packed, left_out = pack(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), half=sys.argv[5:] == ["--half"])
-        print(f"faces: {len(packed)} decks packed ({packed[0]} held out); left out for room: {', '.join(left_out) or 'none'}")
+        print(
+            f"faces: {len(packed)} decks packed ({packed[0]} held out); left out for room: "
+            f"{', '.join(left_out) or 'none'}"
+        )
     elif sys.argv[1:2] == ["unpack"] and len(sys.argv) == 4:
         print(f"faces: {unpack(Path(sys.argv[2]), Path(sys.argv[3]))} unpacked")
     else:

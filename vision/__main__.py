@@ -55,10 +55,17 @@ def _parser() -> argparse.ArgumentParser:
     faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
     faces.add_argument("--card-height", type=detector_cli.at_least(1), default=400,
                        help="face height in pixels (default %(default)s)")
-    faces.add_argument("--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)")
-    faces.add_argument("--random-decks", type=int, default=None, metavar="N",
-                       help="how many of the project's random decks to draw (default: vision.synth.drawn_deck.RANDOM_DECKS; "
-                            "96 adds the third generation, project-random-64..95)")
+    faces.add_argument(
+        "--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)"
+    )
+    faces.add_argument(
+        "--random-decks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="how many of the project's random decks to draw (default: vision.synth.drawn_deck.RANDOM_DECKS; "
+        "96 adds the third generation, project-random-64..95)",
+    )
     faces.set_defaults(run=_run_faces)
 
     synth = commands.add_parser("synth", help="write a dataset of synthetic scenes")

@@ -20,13 +20,30 @@ import numpy as np
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from vision.reader.classes import CLASS_NAMES
 from vision.reader.deck_learning import (
-    LESSON_MINUTES, MIN_CARDS, NOT_A_CARD, PASSES, DeckLesson, decode_crop, encode_crop, label_of, last_lesson,
-    learnt_classifier, save_cards, teaching_crops,
+    LESSON_MINUTES,
+    MIN_CARDS,
+    NOT_A_CARD,
+    PASSES,
+    DeckLesson,
+    decode_crop,
+    encode_crop,
+    label_of,
+    last_lesson,
+    learnt_classifier,
+    save_cards,
+    teaching_crops,
 )
 from vision.reader.index_classifier import CONTEXT
 

@@ -18,7 +18,6 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-
 #: Readings a second at most: the table changes at the pace of play, and the picture (25 frames a
 #: second on two cores) needs the rest of the machine.
 MAX_READINGS_PER_SECOND = 8

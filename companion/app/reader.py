@@ -24,8 +24,7 @@ TRUSTED_SHARE_FOUND = 0.95
 #: make the app ask players to bring the camera closer: on the held-out decks the reader names about
 #: half as many corners 12–16 px tall as 24 px or taller, and far fewer below (``by_size`` in
 #: ``metrics.json``). A camera brought close must also focus: blur costs the reader more than any
-#: other fault of the webcam (held-out mAP50 0.683 -> 0.546, ``bench/camera_faults.py``, seventeenth
-#: session).
+#: other fault of the webcam (``bench/camera_faults.py``; :mod:`vision.reader.focus`).
 SMALL_CORNER_PX = READABLE_INDEX_PX
 #: Corners read lately that the app pools before it judges their size.
 CORNERS_TO_JUDGE = 20

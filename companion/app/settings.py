@@ -19,7 +19,7 @@ DEMO, VIDEO_FILE = "demo", "file"
 #: :data:`vision.reader.reading.SURE` show amber).
 DEFAULT_THRESHOLD = READING_THRESHOLD
 #: The default threshold of versions that did not store theirs beside the settings (before the
-#: reader's own threshold, the eighteenth session of issue 4).
+#: reader had a threshold of its own, issue 4).
 FIRST_DEFAULT_THRESHOLD = 0.5
 #: The thresholds players may choose (Settings ▸ Detection threshold).
 THRESHOLD_RANGE = (0.05, 0.95)

@@ -17,13 +17,13 @@ import pytest
 from companion import Meld, Opened, parse_cards
 from companion.app.main_window import DEMO_SETUP, DEMO_VIDEO, MainWindow
 from companion.handfile import score_report
-from vision.reader.card_reader import CardReader, read_table
 from vision.evaluation.tables import detections_from_truth
-from vision.reader.detections import Detections
 from vision.evaluation.videos import read_event, truth_events
-from vision.synth.video import team_areas
+from vision.reader.card_reader import CardReader, read_table
+from vision.reader.detections import Detections
 from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
 from vision.reader.team_areas import TableSetup
+from vision.synth.video import team_areas
 
 
 def demo_truth():
@@ -65,7 +65,9 @@ def assert_the_table_is_the_demos_at_its_end(window, frames):
         truth = [Meld(parse_cards(codes)) for codes in final["teams"][team]["melds"]]
         assert read == sorted((m.rank or "wild", len(m.cards), m.kind) for m in truth)
         assert sorted(c.code for c in window.state.teams[team].threes.cards) == sorted(final["teams"][team]["threes"])
-    canastas = {Meld(parse_cards(codes)).rank for side in final["teams"].values() for codes in side["melds"] if len(codes) == 7}
+    canastas = {
+        Meld(parse_cards(codes)).rank for side in final["teams"].values() for codes in side["melds"] if len(codes) == 7
+    }
     assert set(window.state.dead_ranks.ranks) == canastas
     assert window.state.turn_card.drawn
     assert window.broken_rule.text() == ""  # the demo hand is played by the rules
@@ -425,8 +427,7 @@ def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_th
 
 def test_the_app_asks_for_the_team_areas_until_they_are_set_up(qtbot, store):
     """Without team areas the reader tells the sides apart by which way the cards face: on the
-    held-out hand videos it followed 283 of 627 plays so, against 477 with the areas (forty-third
-    session)."""
+    held-out hand videos it follows far fewer plays so than with the areas."""
     from companion.app.main_window import AREAS_ADVICE, DEMO
 
     window = MainWindow(store, start_video=False)

@@ -1,6 +1,6 @@
 """The card detector: both backends agree on a synthetic frame, pre/post-processing, weight errors.
 
-The model is a YOLOv8n with random weights built and exported inside the test session: the check
+The model is a YOLOv8n with random weights built and exported once per test run: the check
 is that ONNX Runtime and the torch reference compute the same thing around the same steps, which
 holds whatever the weights are.
 """
@@ -15,14 +15,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.synth.augment import photograph
 from vision.reader.detections import Detections
+from vision.reader.detector import (
+    MAX_INPUT_WIDTH,
+    NARROW_FRAME_WIDTHS,
+    CardDetector,
+    input_widths_for,
+    join_views,
+    letterbox,
+    postprocess,
+    preprocess,
+    to_tensor,
+)
 from vision.reader.index_classifier import BACKGROUND
-from vision.reader.detector import (MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, CardDetector, input_widths_for, join_views,
-                             letterbox, postprocess, preprocess, to_tensor)
+from vision.reader.weights import OpenVinoModel, WeightsError
+from vision.synth.augment import photograph
 from vision.synth.render import render_scene
 from vision.synth.scenes import build_scene
-from vision.reader.weights import OpenVinoModel, WeightsError
 
 #: Random weights give confidences of a few 1e-4; this keeps a few dozen boxes to compare.
 RANDOM_MODEL_CONF = 1e-4
@@ -236,7 +245,7 @@ def openvino_int8(random_model, frame, tmp_path_factory) -> Path:
 
 
 def test_the_openvino_int8_model_quantizes_the_backbone_and_neck_and_not_the_head(openvino_int8):
-    """In int8 the head lost small indexes (thirty-third session: the demo's frames 8 of 77 finds);
+    """In int8 the head lost small indexes (8 of 77 finds on the demo's frames);
     its box decoding, quantized, would give a box's corners (0-1920 px) one int8 scale (held-out
     mAP50 0.528 against 0.577)."""
     import re
@@ -359,8 +368,12 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
     # The app's backend runs the classifier's ONNX export: a save without one says how to make it.
     with pytest.raises(WeightsError, match="export it with python -m vision export --classifier .*index_classifier.pt"):
         CardDetector(model)
-    result = subprocess.run([sys.executable, "-m", "vision", "export", "--classifier", str(tmp_path / "index_classifier.pt")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "vision", "export", "--classifier", str(tmp_path / "index_classifier.pt")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["wrote", str(tmp_path / "index_classifier.onnx")]  # the classifier alone
     exported = (tmp_path / "index_classifier.onnx").read_bytes()
@@ -456,8 +469,8 @@ def test_the_apps_reader_loads_the_shipped_models_without_torch():
 @pytest.mark.parametrize("name", ["cards.int8.onnx", "index_classifier.int8.onnx"])
 def test_a_shipped_onnx_runtime_int8_model_reads_the_picture_in_float(name):
     """On a CPU without VNNI an int8 layer adds each two 8-bit products in 16 bits, and a layer
-    reading the picture's full 0-255 range overflows there (forty-seventh session: the classifier
-    scored held-out 1080p mAP50 0.591 against 0.700): whatever CPU runs the tests, the shipped
+    reading the picture's full 0-255 range overflows there (the classifier scored held-out 1080p
+    mAP50 0.591 against 0.700): whatever CPU runs the tests, the shipped
     files must keep that layer in float (``vision.model.export.reading_the_input``)."""
     from vision.model.export import reading_the_input
 
@@ -497,9 +510,9 @@ def test_the_shipped_openvino_int8_detector_reads_the_picture_with_7_bit_weights
 def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
     """The int8 classifier the app runs names the demo's fullest table's finds as the fp32 export
     does on whatever CPU runs the tests: every find the fp32 one names with a clear lead over its
-    second card, and the sureness of all alike. Until the forty-seventh session its first
-    convolution was quantized too, and on a CPU with AVX2 alone (no VNNI) the 16-bit sums of that
-    layer's 8-bit products overflowed: it named 66 % of these finds alike, median sureness 0.19
+    second card, and the sureness of all alike. With its first convolution quantized too, on a
+    CPU with AVX2 alone (no VNNI) the 16-bit sums of that layer's 8-bit products overflowed: it named 66 % of these
+    finds alike, median sureness 0.19
     apart, and the app's pair scored the first 60 held-out 1080p scenes mAP50 0.591 against 0.698
     with the fp32 classifier (``vision.model.export.reading_the_input``). The finds named otherwise now
     are near ties (0.41 against 0.40 in fp32)."""
@@ -545,7 +558,20 @@ def test_another_network_in_the_detectors_or_the_classifiers_place_is_refused_as
             IndexClassifier(models / "cards.onnx", runtime=runtime)
     with pytest.raises(WeightsError, match=r"index_classifier\.onnx: not the network expected here"):
         FacingReader(models / "index_classifier.onnx")
-    result = subprocess.run([sys.executable, "-m", "vision", "evaluate", "--weights", str(tmp_path / "facing" / "cards.onnx"),
-                             "--scenes", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vision",
+            "evaluate",
+            "--weights",
+            str(tmp_path / "facing" / "cards.onnx"),
+            "--scenes",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "not the card detector" in result.stderr

@@ -10,14 +10,14 @@ import pytest
 import torch
 
 from vision.model import export, facing_training, index_crops, index_training
+from vision.model.tiles import tile_labels, write_tiles
+from vision.model.train import Recipe, TrainingError, fit_arguments, status, train
 from vision.reader import index_classifier as ic
 from vision.reader import index_net
 from vision.reader.classes import CLASS_NAMES, class_id
-from vision.synth.dataset import write_dataset
 from vision.reader.detections import Detections
-from vision.model.tiles import tile_labels, write_tiles
-from vision.model.train import Recipe, TrainingError, fit_arguments, status, train
 from vision.reader.weights import WeightsError
+from vision.synth.dataset import write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,9 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert contexts.shape[1:] == (ic.CONTEXT, ic.CONTEXT, 3) and len(contexts) == len(labels) > 20
     crop = ic.augment(contexts[0], np.random.default_rng(0))
     assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
-    summary = index_training.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
+    summary = index_training.train_classifier(
+        contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None
+    )
     assert summary["crops_seen"] >= 32
     restyled = index_training.train_classifier(contexts, labels, tmp_path / "rc.pt", minutes=1, batch=32, max_crops=64,
                                           rand_conv=0.5, log=lambda _: None)
@@ -134,9 +136,9 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
 
 def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):
     from tests.vision.test_detector import convolutions_in_float
+    from vision.model.export import reading_the_input
     from vision.reader.detector import CLASSIFIER_NAME
     from vision.synth.index_glyphs import drawn_contexts
-    from vision.model.export import reading_the_input
 
     shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
     fp32 = tmp_path / "index_classifier.onnx"
@@ -144,7 +146,9 @@ def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_exp
     int8 = export.quantize_classifier(fp32, scenes)
     assert int8 == tmp_path / "index_classifier.int8.onnx" and int8.stat().st_size < fp32.stat().st_size / 2
     contexts, _ = drawn_contexts(100, seed=2)
-    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    crops = np.ascontiguousarray(
+        contexts[:, ic.CROP // 2 : ic.CROP // 2 + ic.CROP, ic.CROP // 2 : ic.CROP // 2 + ic.CROP]
+    )
     named = [ic.IndexClassifier(path).probabilities(crops).argmax(axis=1) for path in (fp32, int8)]
     # On a CPU with AVX2 alone 71 % were named alike while the first convolution was quantized too
     # (its 8-bit products' 16-bit sums overflow): it stays in float (vision.model.export.reading_the_input).
@@ -200,8 +204,9 @@ def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratc
 def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_path):
     contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     out = tmp_path / "wide.pt"
-    summary = index_training.train_classifier(contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24,
-                                  save_every=0.005)
+    summary = index_training.train_classifier(
+        contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24, save_every=0.005
+    )
     assert summary["width"] == 24 and out.exists() and not out.with_suffix(".partial").exists()
     assert ic.IndexClassifier(out).model.width == 24
     again = index_training.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
@@ -212,7 +217,10 @@ def test_the_facing_network_trains_saves_continues_and_reads(scenes, tmp_path):
     from vision.reader import facing
 
     contexts, ups = facing_training.facing_contexts(scenes, "train", limit=4)
-    assert contexts.shape[1:] == (facing_training.FACING_CONTEXT, facing_training.FACING_CONTEXT, 3) and len(contexts) == len(ups) > 20
+    assert (
+        contexts.shape[1:] == (facing_training.FACING_CONTEXT, facing_training.FACING_CONTEXT, 3)
+        and len(contexts) == len(ups) > 20
+    )
     assert np.allclose(np.linalg.norm(ups, axis=1), 1)
     crop, direction = facing_training.augment_facing(contexts[0], ups[0], np.random.default_rng(0))
     assert crop.shape == (ic.CROP, ic.CROP, 3) and 0 <= direction < facing.BINS
@@ -257,7 +265,9 @@ class _FixedFinds:
         true = truth.xyxy[0]
         half_off = true + [0.5 * (true[2] - true[0]), 0, 0.5 * (true[2] - true[0]), 0]  # IoU 1/3: left out
         far = np.array([0, 0, 6, 9], np.float32)
-        assert iou(far[None], truth.xyxy).max() < index_crops.FALSE_FIND_IOU, "the test scene has an index in its corner"
+        assert iou(far[None], truth.xyxy).max() < index_crops.FALSE_FIND_IOU, (
+            "the test scene has an index in its corner"
+        )
         return Detections(np.stack([true, half_off, far]), [0.9, 0.5, 0.3], [0, 0, 0])
 
     calls = 0
@@ -287,8 +297,16 @@ def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, t
     index_training.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
     background = np.full(8, ic.BACKGROUND, labels.dtype)
     out = tmp_path / "with_background.pt"
-    summary = index_training.train_classifier(np.concatenate([contexts, contexts[:8]]), np.concatenate([labels, background]),
-                                  out, minutes=0.01, batch=16, log=lambda _: None, init=cards_only, lr=0.0)
+    summary = index_training.train_classifier(
+        np.concatenate([contexts, contexts[:8]]),
+        np.concatenate([labels, background]),
+        out,
+        minutes=0.01,
+        batch=16,
+        log=lambda _: None,
+        init=cards_only,
+        lr=0.0,
+    )
     assert summary["classes"] == len(CLASS_NAMES) + 1
     before, after = ic.IndexClassifier(cards_only).model, ic.IndexClassifier(out).model
     # At a learning rate of 0 the 53 card rows are the ones it started from, with a background row added.
@@ -400,9 +418,14 @@ def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and
 
     shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
     contexts, _ = drawn_contexts(40, seed=5)
-    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    crops = np.ascontiguousarray(
+        contexts[:, ic.CROP // 2 : ic.CROP // 2 + ic.CROP, ic.CROP // 2 : ic.CROP // 2 + ic.CROP]
+    )
     turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
-    torch_net, exported = ic.IndexClassifier(shipped.with_suffix(".pt")), ic.IndexClassifier(shipped.with_suffix(".onnx"))
+    torch_net, exported = (
+        ic.IndexClassifier(shipped.with_suffix(".pt")),
+        ic.IndexClassifier(shipped.with_suffix(".onnx")),
+    )
     assert exported.model is None and exported.classes == torch_net.classes  # ONNX Runtime, no torch module
     for classifier in (torch_net, exported):
         both, both_turned = classifier.probabilities(crops), classifier.probabilities(turned)
@@ -588,9 +611,10 @@ def test_a_detector_trains_in_bfloat16_on_the_cpu_on_the_threads_asked(scenes, t
     """In bfloat16, and on the threads asked for: ultralytics sets torch's threads to the cores less
     one as its trainer starts and as its last validation loads the best weights (one thread on a
     two-core machine), and vision.model.train.keep_threads sets them back."""
-    import vision.model.train as training
     from ultralytics.engine import trainer
     from ultralytics.utils import torch_utils
+
+    import vision.model.train as training
 
     write_tiles(scenes, tmp_path / "tiles", {"val": 1})
     monkeypatch.setattr(training, "RUNS_DIR", tmp_path / "runs")
@@ -635,7 +659,7 @@ def test_stock_predict_runs_on_the_threads_kept(monkeypatch):
         keep_threads(kept, 2)
         torch.set_num_threads(2)
         plain.predict(frame, imgsz=64, device="cpu", verbose=False)
-        assert torch.get_num_threads() == 1  # what the bench timed stock on until the twenty-fifth session
+        assert torch.get_num_threads() == 1  # ultralytics' own choice on a two-core machine
         for _ in range(2):  # the first call sets the predictor up, the second reuses it
             torch.set_num_threads(1)
             kept.predict(frame, imgsz=64, device="cpu", verbose=False)

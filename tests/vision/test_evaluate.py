@@ -5,10 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.evaluation.detector import (
+    BACKGROUND,
+    Frame,
+    average_precision,
+    confused_pairs,
+    match,
+    operating_points,
+    score,
+    size_ceilings,
+    suited_map50,
+)
 from vision.reader.classes import class_id
 from vision.reader.detections import Detections, iou
-from vision.evaluation.detector import (BACKGROUND, Frame, average_precision, confused_pairs, match, operating_points,
-                             score, size_ceilings, suited_map50)
 
 
 def boxes(*rows) -> Detections:
@@ -80,8 +89,10 @@ def test_average_precision_of_a_ranked_list():
     assert recall.tolist() == pytest.approx([1 / 3, 1 / 3, 2 / 3])
     assert precision.tolist() == pytest.approx([1, 0.5, 2 / 3])
     # precision envelope: 1 up to recall 1/3, 2/3 up to 2/3, 0 beyond (COCO's 101 points)
-    expected = (np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
-                + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3) / 101
+    expected = (
+        np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
+        + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3
+    ) / 101
     assert ap == pytest.approx(expected)
 
 
@@ -120,8 +131,8 @@ def test_indexes_are_scored_by_their_height_in_the_frame():
 def test_only_readable_indexes_are_scored_and_finds_on_the_others_are_neither_right_nor_false(tmp_path):
     import json
 
-    from vision.reader.classes import CLASS_NAMES
     from vision.evaluation.detector import readable_only, score, truth_views
+    from vision.reader.classes import CLASS_NAMES
 
     # A tall whole 6, a tall 9 half covered, a small 10 (8 px), and an empty corner.
     truth = boxes(("6S", 0, 0, 12, 20, 1), ("9H", 50, 0, 62, 20, 1), ("10D", 100, 0, 104, 8, 1))
@@ -193,8 +204,8 @@ def _scene(folder, labels: bytes, description: str | None = None):
 ])
 def test_corrupt_ground_truth_is_one_line_naming_the_file(tmp_path, capsys, labels, description, words):
     from vision.__main__ import main
-    from vision.reader.detections import LabelsError
     from vision.evaluation.detector import test_frames
+    from vision.reader.detections import LabelsError
 
     scenes = _scene(tmp_path / "scenes", labels, description)
     with pytest.raises(LabelsError, match=words):

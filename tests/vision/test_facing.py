@@ -88,11 +88,11 @@ def test_the_reader_finds_whose_cards_are_whose_on_a_table_filmed_from_the_side(
 
     import cv2
 
-    from vision.synth.augment import photograph
+    from vision.evaluation.tables import detections_from_truth
     from vision.reader.card_reader import CardReader
     from vision.reader.detections import Detections
-    from vision.evaluation.tables import detections_from_truth
     from vision.reader.facing import FacingReader
+    from vision.synth.augment import photograph
     from vision.synth.render import render_scene
     from vision.synth.scenes import build_scene
 
@@ -247,13 +247,13 @@ def test_with_team_areas_the_app_reads_the_turn_card_right_of_the_discard_pile(s
     """The shipped facing network on a held-out deck's table with the draw pile right of the discard
     pile and the team areas set: the reader asks it about the middle's cards and finds the sideways
     turn card there; without it, it looks left of the pile and takes a discard for the turn card."""
-    from vision.synth.augment import photograph
-    from vision.reader.card_reader import CardReader
     from vision.evaluation.tables import detections_from_truth, turn_card_shown
-    from vision.synth.video import team_areas
+    from vision.reader.card_reader import CardReader
     from vision.reader.facing import FacingReader
+    from vision.synth.augment import photograph
     from vision.synth.render import render_scene
     from vision.synth.scenes import build_scene
+    from vision.synth.video import team_areas
 
     scene = build_scene(small_atlas, 0, (1920, 1080), "test", stock_on_right=True)
     truth = scene.ground_truth()
@@ -300,7 +300,9 @@ def test_a_damaged_facing_network_says_which_file_and_how_to_rebuild_it(tmp_path
     broken = tmp_path / "facing.onnx"
     broken.write_bytes(b"not a network")
     monkeypatch.setattr(vision.reader.facing, "DEFAULT_FACING_WEIGHTS", broken)
-    with pytest.raises(DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"):
+    with pytest.raises(
+        DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"
+    ):
         _shipped_facing()
     monkeypatch.setattr(vision.reader.facing, "DEFAULT_FACING_WEIGHTS", tmp_path / "missing.onnx")
     assert _shipped_facing() is None  # no file: the reader takes the picture's halves
@@ -326,8 +328,10 @@ def _teams_swapped(value):
         return value
     other = {"A": "B", "B": "A"}
     by_team = set(value) == {"A", "B"}  # a team's melds, scores, ...
-    return {other[key] if by_team else key: other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
-            for key, item in value.items()}
+    return {
+        other[key] if by_team else key: other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
+        for key, item in value.items()
+    }
 
 
 def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_back(tmp_path):
@@ -339,7 +343,6 @@ def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_ba
     as team A sees the table, and the relabelled demo has it on the other side. One who never swaps
     gets few."""
     import gzip
-    import shutil
 
     from vision.evaluation.tables import detections_from_truth
     from vision.evaluation.videos import evaluate_video

@@ -35,7 +35,9 @@ def small_atlas(root: Path) -> Path:
     Image.fromarray(opaque[..., :3], "RGB").save(root / "b" / "JK.png")  # not RGBA: travels as it is
     for deck in decks:
         (root / deck / "manifest.json").write_text(json.dumps({"deck": deck}))
-    (root / "atlas.json").write_text(json.dumps({"card_height": 40, "decks": {d: {"split": s} for d, s in decks.items()}}))
+    (root / "atlas.json").write_text(
+        json.dumps({"card_height": 40, "decks": {d: {"split": s} for d, s in decks.items()}})
+    )
     return root
 
 

@@ -9,7 +9,12 @@ import pytest
 from vision.reader.deck_learning import SHIPPED_CLASSIFIER
 from vision.reader.index_classifier import CROP, IndexClassifier, to_array
 from vision.reader.index_tuning import (
-    LABEL_SMOOTHING, ExportError, ExportedNet, channels_last, fine_tune_export, smoothed_cross_entropy,
+    LABEL_SMOOTHING,
+    ExportedNet,
+    ExportError,
+    channels_last,
+    fine_tune_export,
+    smoothed_cross_entropy,
 )
 from vision.reader.weights import shipped_file
 

@@ -10,8 +10,13 @@ from hypothesis import strategies as st
 from vision.reader.classes import CLASS_NAMES, class_id
 from vision.reader.detections import Detections
 from vision.reader.index_classifier import BACKGROUND
-from vision.reader.neighbours import (NEIGHBOUR_FLOOR, NEIGHBOUR_REACH, OTHER_CORNER_REACH, RANK_NAMES,
-                               read_with_neighbours)
+from vision.reader.neighbours import (
+    NEIGHBOUR_FLOOR,
+    NEIGHBOUR_REACH,
+    OTHER_CORNER_REACH,
+    RANK_NAMES,
+    read_with_neighbours,
+)
 
 SIZE = 10.0  #: every find here is a 10×10 box: an index size is 10 px
 

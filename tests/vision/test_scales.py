@@ -106,8 +106,8 @@ def test_while_a_live_video_shows_too_few_indexes_every_tenth_frame_is_read_as_a
 
 
 def test_the_shipped_detector_reads_a_close_up_as_a_still_that_its_default_views_miss(small_atlas):
-    from vision.synth.augment import photograph
     from vision.reader.detector import CardDetector
+    from vision.synth.augment import photograph
     from vision.synth.render import render_scene
     from vision.synth.scenes import build_scene
 

@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 
 from companion.handfile import score_report
+from vision.reader.classes import CLASS_NAMES, class_id
 from vision.synth.augment import FAULT_KINDS, photograph
 from vision.synth.camera import random_camera
-from vision.reader.classes import CLASS_NAMES, class_id
-from vision.synth.labels import MIN_VISIBLE_FRACTION
-from vision.synth.render import render_scene
+from vision.synth.labels import MIN_VISIBLE_FRACTION, id_map, index_views
 from vision.synth.layout import Group, PlacedCard, random_style
+from vision.synth.render import render_scene
 from vision.synth.scenes import Scene, _face_for, build_scene
-from vision.synth.labels import id_map, index_views
 from vision.synth.table_state import TableState, TeamTable
 
 SIZE = (640, 360)
@@ -123,9 +122,14 @@ def test_scene_scores_agree_with_the_scoring_engine(small_atlas):
         report = score_report(truth["hand"])
         assert truth["scores"] == {t: report["teams"][t]["total"] for t in ("A", "B")}
         # The ground truth lists every physical card the hand input holds (all 7 of a squared canasta).
-        listed = Counter(c["code"] for c in truth["cards"] if c["face_up"] and c["area"] not in ("discard", "turn_card"))
-        in_hand = Counter(code for team in truth["hand"]["teams"].values()
-                          for code in [c for m in team["melds"] for c in m] + team["threes"] + [c for h in team["hands"] for c in h])
+        listed = Counter(
+            c["code"] for c in truth["cards"] if c["face_up"] and c["area"] not in ("discard", "turn_card")
+        )
+        in_hand = Counter(
+            code
+            for team in truth["hand"]["teams"].values()
+            for code in [c for m in team["melds"] for c in m] + team["threes"] + [c for h in team["hands"] for c in h]
+        )
         assert listed == in_hand
 
 

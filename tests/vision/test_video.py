@@ -9,12 +9,20 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.handfile import score_report
-from vision.synth.table_state import random_table
 from companion.hand import HandState
+from companion.handfile import score_report
 from vision.reader.team_areas import TABLE_SETUP_FILE, in_picture
-from vision.synth.video import (FRAMES_PER_STILL, STILLS_PER_EVENT, NoAreaShown, as_hand_event, hand_events, players_areas,
-                          write_hand_video, write_table_setup)
+from vision.synth.table_state import random_table
+from vision.synth.video import (
+    FRAMES_PER_STILL,
+    STILLS_PER_EVENT,
+    NoAreaShown,
+    as_hand_event,
+    hand_events,
+    players_areas,
+    write_hand_video,
+    write_table_setup,
+)
 
 
 def test_every_step_of_a_simulated_hand_is_a_legal_table():
@@ -117,8 +125,8 @@ class _FrameCount:
 
 
 def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path):
-    from vision.synth.decks import HELD_OUT_DECKS
     from vision.evaluation.videos import evaluate_video
+    from vision.synth.decks import HELD_OUT_DECKS
 
     summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180), split="test")
     truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]

@@ -46,7 +46,9 @@ def annotate(image: np.ndarray, reading: TableReading, frame: TableFrame) -> np.
 def _card(image: np.ndarray, card: ReadCard, colour, thick: int) -> None:
     x0, y0, x1, y1 = (int(round(v)) for v in card.box)
     cv2.rectangle(image, (x0, y0), (x1, y1), colour, thick)
-    cv2.putText(image, card.code, (x0, max(0, y0 - 2)), cv2.FONT_HERSHEY_SIMPLEX, 0.35 * thick, colour, thick, cv2.LINE_AA)
+    cv2.putText(
+        image, card.code, (x0, max(0, y0 - 2)), cv2.FONT_HERSHEY_SIMPLEX, 0.35 * thick, colour, thick, cv2.LINE_AA
+    )
 
 
 def _outline(image: np.ndarray, cards, colour, label: str, thick: int) -> None:

@@ -1,12 +1,12 @@
 """The detector's commands of ``python -m vision``: tiles, train, export, evaluate.
 
-    tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
-    classifier  train the two-stage design's index-crop classifier and score it on held-out decks
-    recalibrate  measure the classifier's batch-norm statistics again on the crops the reader feeds it
-    facing    train the network that tells which way each index points (vision.reader.facing), score it on held-out decks
-    train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
-    export    write the ONNX model the fast backend runs
-    evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
+tiles     cut a synth dataset's train/val scenes into 640×640 training tiles
+classifier  train the two-stage design's index-crop classifier and score it on held-out decks
+recalibrate  measure the classifier's batch-norm statistics again on the crops the reader feeds it
+facing    train the network that tells which way each index points (vision.reader.facing), score it on held-out decks
+train     train or resume the detector (``--background`` detaches it; ``--status`` reports)
+export    write the ONNX model the fast backend runs
+evaluate  score the detector on the held-out decks' test scenes; metrics, plots, per-card table
 """
 
 from __future__ import annotations
@@ -99,8 +99,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                             help="seed of the drawn crops and, unless --train-seed is given, of the training")
     classifier.add_argument("--train-seed", type=int, metavar="N",
                             help="seed of the training's shuffling and augmentation alone: another run of the "
-                                 "same crops (two runs differing only in it moved held-out mAP50 by up to 0.0045, "
-                                 "seventeenth session)")
+                                 "same crops (two runs differing only in it moved held-out mAP50 by up to 0.0045)")
     classifier.add_argument("--turn", type=float, help="turn training crops by up to this many degrees "
                             "either way, besides half turns (default: vision.reader.index_classifier.TRAIN_TURN)")
     classifier.add_argument("--fade", type=float, help="fade a training crop's ink towards white this often "
@@ -142,8 +141,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     recalibrate.add_argument("--limit", type=int, default=500, help="first N scenes of the split (default %(default)s)")
     recalibrate.add_argument("--detector", type=Path,
                              help="one-class detector whose finds are cut (default: the one the app runs)")
-    recalibrate.add_argument("--share", type=float, default=None,
-                             help="share of the new statistics, 0-1 (default: vision.model.index_training.BATCH_NORM_SHARE)")
+    recalibrate.add_argument(
+        "--share",
+        type=float,
+        default=None,
+        help="share of the new statistics, 0-1 (default: vision.model.index_training.BATCH_NORM_SHARE)",
+    )
     recalibrate.add_argument("--out", type=Path, required=True, metavar="PT",
                              help="the recalibrated save (and its ONNX export beside it)")
     recalibrate.set_defaults(run=_run_recalibrate)
@@ -177,10 +180,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--limit", type=at_least(1), help="first N test scenes only")
     evaluate.add_argument("--input-width", type=at_least(STRIDE),
                           help="run the network once on frames scaled to this width (default: as --read says)")
-    evaluate.add_argument("--read", choices=("still", "views"), default="still",
-                          help="still: each scene read as a still picture, at every scale its indexes need "
-                               "(vision.reader.scales; default); views: at the frame's default views alone "
-                               "(vision.reader.detector.input_widths_for), as a live frame is while its indexes are small")
+    evaluate.add_argument(
+        "--read",
+        choices=("still", "views"),
+        default="still",
+        help="still: each scene read as a still picture, at every scale its indexes need "
+        "(vision.reader.scales; default); views: at the frame's default views alone "
+        "(vision.reader.detector.input_widths_for), as a live frame is while its indexes are small",
+    )
     evaluate.set_defaults(run=_run_evaluate)
 
 
@@ -232,8 +239,10 @@ def _run_facing(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     contexts, ups = facing_training.facing_contexts(args.scenes, "train")
     if not len(contexts):
-        raise FileNotFoundError(f"{args.scenes}: no labelled scenes in its train split; write them first: "
-                                f"python -m vision synth --out {args.scenes} --images 1500 --size 1280x720 --splits train")
+        raise FileNotFoundError(
+            f"{args.scenes}: no labelled scenes in its train split; write them first: "
+            f"python -m vision synth --out {args.scenes} --images 1500 --size 1280x720 --splits train"
+        )
     print(f"{len(contexts)} index contexts from {args.scenes}", flush=True)
     summary = index_training.train_facing(contexts, ups, args.out, args.minutes, seed=args.seed, init=args.init,
                                      lr=args.lr, log=lambda line: print(line, flush=True))
@@ -325,7 +334,7 @@ def _crops_recipe(args: argparse.Namespace) -> dict:
 
     return {"scenes": str(args.scenes), "train_scenes": args.train_scenes,
             **({"more_scenes": [str(more) for more in args.more_scenes]} if args.more_scenes else {}),
-            # since the tenth session false finds come from the --more-scenes too
+            # a cache made before false finds came from the --more-scenes too is made again
             **({"false_finds_from": "all scenes"} if args.more_scenes and args.false_finds else {}),
             "false_finds": str(args.false_finds) if args.false_finds else None,
             "false_find_conf": args.false_find_conf if args.false_finds else None,
@@ -372,8 +381,7 @@ def _training_crops(args: argparse.Namespace, detector):
         contexts, labels = np.concatenate([contexts, more_contexts]), np.concatenate([labels, more_labels])
         print(f"{len(more_labels)} training crops from {args.train_scenes} scenes of {more}", flush=True)
     # False finds from every scene set the index crops come from, so adding scenes keeps their share
-    # (the ninth session's run took them from --scenes only: 6.6 % of its crops, and it judged fewer
-    # of the held-out false finds "no index").
+    # (taken from --scenes alone they are too few, and fewer held-out false finds are judged "no index").
     for scenes in [args.scenes, *args.more_scenes] if detector is not None else []:
         false = false_find_crops(scenes, "train", detector, args.train_scenes)
         contexts = np.concatenate([contexts, false])
@@ -415,8 +423,8 @@ def _run_export(args: argparse.Namespace) -> int:
     if args.int8:
         import cv2
 
-        from vision.reader.detector import INPUT_WIDTH, NARROW_FRAME_WIDTHS
         from vision.model.export import OPENVINO_CALIBRATION_FRAMES, quantize_onnx, quantize_openvino
+        from vision.reader.detector import INPUT_WIDTH, NARROW_FRAME_WIDTHS
         from vision.reader.weights import OPENVINO_INT8
 
         paths = sorted((args.int8 / "images" / "val").glob("*.jpg"))[:OPENVINO_CALIBRATION_FRAMES]

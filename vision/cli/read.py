@@ -2,7 +2,8 @@
 
 Each image (or every N-th frame of a video) is read into a :class:`~vision.reader.reading.TableReading`;
 with ``--json`` one JSON object a line, else a short summary a line. A video's frames go through a
-:class:`~vision.reader.tracking.TableTracker`, and each line also lists the table events confirmed then. A file that gives no frame is
+:class:`~vision.reader.tracking.TableTracker`, and each line also lists the table events confirmed then. A file that
+gives no frame is
 reported on stderr in one line and the others are still read; the exit status is 1 if any failed.
 ``--labels`` reads the YOLO label file beside each image (``images/<split>/x.jpg`` ->
 ``labels/<split>/x.txt``) instead of running the detector: the reader on a perfect detector.

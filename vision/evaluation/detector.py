@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from companion.cards import JOKER
+from vision.evaluation.bands import band_names, band_of, long_sides
 from vision.reader.classes import CLASS_NAMES
 from vision.reader.detections import Detections, LabelsError, iou
-from vision.evaluation.bands import band_names, band_of, long_sides
 from vision.reader.reading import READABLE_INDEX_PX
 from vision.synth.labels import labelled_images
 
@@ -162,9 +162,15 @@ def operating_points(frames: list[Frame], thresholds=OPERATING_POINTS) -> list[d
         _, _, _, _, confusion = at_threshold(frames, conf)
         truths, finds = confusion[:BACKGROUND].sum(), confusion[:, :BACKGROUND].sum()
         right = np.trace(confusion[:BACKGROUND, :BACKGROUND])
-        points.append({"conf": conf, "located": round(float(confusion[:BACKGROUND, :BACKGROUND].sum() / max(truths, 1)), 4),
-                       "named_right": round(float(right / max(truths, 1)), 4),
-                       "precision": round(float(right / max(finds, 1)), 4), "finds": int(finds)})
+        points.append(
+            {
+                "conf": conf,
+                "located": round(float(confusion[:BACKGROUND, :BACKGROUND].sum() / max(truths, 1)), 4),
+                "named_right": round(float(right / max(truths, 1)), 4),
+                "precision": round(float(right / max(finds, 1)), 4),
+                "finds": int(finds),
+            }
+        )
     return points
 
 
@@ -283,9 +289,9 @@ CEILING_HEIGHTS = (8, 12, 16)
 def size_ceilings(frames: list[Frame], heights=CEILING_HEIGHTS) -> dict[str, float]:
     """mAP50 of a reader that names every index at least ``h`` px tall right, surely and exactly
     boxed, and finds nothing smaller: the most any reader scores on these frames when the smallest
-    labelled indexes are beyond reading. On the held-out 720p test split (seventeenth session) it is
-    0.765 at 8 px, 0.513 at 12 and 0.330 at 16, so a 0.98 target asks for indexes under 8 px tall
-    (a quarter of that split's) to be read too."""
+    labelled indexes are beyond reading. On the held-out 720p test split it is about 0.77 at 8 px,
+    0.51 at 12 and 0.33 at 16, so a 0.98 target asks for indexes under 8 px tall (a quarter of that
+    split's) to be read too."""
     ceilings = {}
     for height in heights:
         perfect = []
@@ -368,7 +374,7 @@ def write_plots(report: Report, curves: dict, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 6))
-    for name, (recall, precision) in curves.items():
+    for recall, precision in curves.values():
         axes.plot(recall, precision, linewidth=0.6, alpha=0.5)
     axes.set(xlabel="recall", ylabel="precision", xlim=(0, 1), ylim=(0, 1.02),
              title=f"PR per card at IoU 0.5 (held-out decks): mAP50 {report.map50:.3f}")
@@ -444,14 +450,19 @@ def evaluate_command(args: argparse.Namespace) -> str:
     lines += [f"  indexes {size} tall at 0.3: {row['indexes']}, located {row['located']:.3f}, named right "
               f"{row['named_right']:.3f}" for size, row in metrics["by_size"]["0.3"].items()]
     if "multi_label" in metrics:
-        lines.append(f"  each find scored as every card it may be, as ultralytics validates a many-class YOLO "
-                     f"(multi-label, {MAX_DETECTIONS} a frame): mAP50 {metrics['multi_label']['map50']:.3f}, "
-                     f"mAP50-95 {metrics['multi_label']['map50_95']:.3f}, readable {metrics['multi_label']['readable_map50']:.3f}")
+        lines.append(
+            f"  each find scored as every card it may be, as ultralytics validates a many-class YOLO "
+            f"(multi-label, {MAX_DETECTIONS} a frame): mAP50 {metrics['multi_label']['map50']:.3f}, "
+            f"mAP50-95 {metrics['multi_label']['map50_95']:.3f}, readable "
+            f"{metrics['multi_label']['readable_map50']:.3f}"
+        )
     lines.append("  a perfect reader blind below a height would score mAP50 "
                  + ", ".join(f"{value:.3f} from {height}" for height, value in metrics["ceilings"].items()))
-    lines.append(f"  readable indexes only ({READABLE_INDEX_PX} px or taller, {READABLE_VISIBLE:.0%} uncovered; "
-                 f"finds on the others not scored): {readable_report.indexes} indexes, mAP50 {readable_report.map50:.3f}, "
-                 f"mAP50-95 {readable_report.map50_95:.3f}, located at {SURE_CONFIDENCE} {readable_report.located:.3f}")
+    lines.append(
+        f"  readable indexes only ({READABLE_INDEX_PX} px or taller, {READABLE_VISIBLE:.0%} uncovered; "
+        f"finds on the others not scored): {readable_report.indexes} indexes, mAP50 {readable_report.map50:.3f}, "
+        f"mAP50-95 {readable_report.map50_95:.3f}, located at {SURE_CONFIDENCE} {readable_report.located:.3f}"
+    )
     lines += [f"    at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "
               f"precision {p['precision']:.3f}" for p in metrics["readable"]["operating_points"]]
     return "\n".join([summary(report), *lines])
@@ -466,7 +477,10 @@ def suited_map50(report: Report) -> float:
 
 def summary(report: Report) -> str:
     recalls, precisions = np.array(list(report.recall.values())), np.array(list(report.precision.values()) or [0.0])
-    return (f"{report.frames} frames, {report.indexes} indexes (held-out decks): mAP50 {report.map50:.3f}, "
-            f"mAP50-95 {report.map50_95:.3f}; at 0.5 (sure): {report.located:.3f} of indexes located, per-card recall median {np.median(recalls):.3f} "
-            f"(min {recalls.min():.3f}), precision median {np.median(precisions):.3f} (min {precisions.min():.3f}), "
-            f"rank accuracy {report.rank_accuracy:.3f}, suit accuracy {report.suit_accuracy:.3f}")
+    return (
+        f"{report.frames} frames, {report.indexes} indexes (held-out decks): mAP50 {report.map50:.3f}, "
+        f"mAP50-95 {report.map50_95:.3f}; at 0.5 (sure): {report.located:.3f} of indexes located, per-card recall "
+        f"median {np.median(recalls):.3f} "
+        f"(min {recalls.min():.3f}), precision median {np.median(precisions):.3f} (min {precisions.min():.3f}), "
+        f"rank accuracy {report.rank_accuracy:.3f}, suit accuracy {report.suit_accuracy:.3f}"
+    )

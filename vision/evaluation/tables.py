@@ -290,7 +290,9 @@ def dataset_scenes(folder: Path, atlas, limit: int | None = None, split: str = "
 
     described = sorted((Path(folder) / "images" / split).glob("*.json"))[:limit]
     if not described:
-        raise FileNotFoundError(f"no {split} scenes in {Path(folder) / 'images' / split}: run python -m vision synth first")
+        raise FileNotFoundError(
+            f"no {split} scenes in {Path(folder) / 'images' / split}: run python -m vision synth first"
+        )
     for path in described:
         truth = json.loads(path.read_text())
         size = (truth["image"]["width"], truth["image"]["height"])
@@ -301,4 +303,15 @@ def dataset_scenes(folder: Path, atlas, limit: int | None = None, split: str = "
         yield truth, camera_setup(scene.camera), path.with_suffix(".jpg")
 
 
-__all__ = ["Noise", "SceneMismatch", "Tally", "dataset_scenes", "detections_from_truth", "evaluate", "judge", "noisy", "readable", "synthetic_scenes"]
+__all__ = [
+    "Noise",
+    "SceneMismatch",
+    "Tally",
+    "dataset_scenes",
+    "detections_from_truth",
+    "evaluate",
+    "judge",
+    "noisy",
+    "readable",
+    "synthetic_scenes",
+]

@@ -3,7 +3,8 @@ the readings match the hand's own events, in order, and are dead ranks and the t
 the end?
 
 Frames are read from their ground-truth index boxes (a perfect detector), or, given a detector, from
-the video's pictures (``hand.mp4``) as the app reads them. The team areas are drawn as players would draw them once for the table: around all the
+the video's pictures (``hand.mp4``) as the app reads them. The team areas are drawn as players would draw them once for
+the table: around all the
 cards each team lays during the hand. Going out is not compared: it does not show on the table
 (players tell the app who went out); nor is the spreading of hands when the camera sees none of them.
 """
@@ -21,8 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.evaluation.tables import Noise, detections_from_truth, noisy
 from vision.reader.card_reader import LiveDetection, read_table
-from vision.evaluation.tables import detections_from_truth, noisy, Noise
 from vision.reader.facing import TableFacing, face_finds, finds_to_face
 from vision.reader.physical_cards import ViewMemory, one_find_per_index
 from vision.reader.team_areas import TEAMS, TableSetup

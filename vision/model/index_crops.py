@@ -12,7 +12,13 @@ import numpy as np
 
 from vision.reader.detections import iou
 from vision.reader.index_classifier import (
-    CONTEXT, CROP, WINDOW, IndexClassifier, both_ways_up, reading_crops, window_crops,
+    CONTEXT,
+    CROP,
+    WINDOW,
+    IndexClassifier,
+    both_ways_up,
+    reading_crops,
+    window_crops,
 )
 from vision.synth.labels import labelled_images
 

@@ -16,7 +16,14 @@ from torch import nn
 
 from vision.reader.classes import CLASS_NAMES
 from vision.reader.index_classifier import (
-    BACKGROUND, CROP, ONNX_INPUT, TRAIN_FADE, TRAIN_TURN, IndexClassifier, augment, to_array,
+    BACKGROUND,
+    CROP,
+    ONNX_INPUT,
+    TRAIN_FADE,
+    TRAIN_TURN,
+    IndexClassifier,
+    augment,
+    to_array,
 )
 from vision.reader.index_net import IndexNet, load_net
 
@@ -39,7 +46,7 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     peak of the run's cosine schedule, once the weights have settled). ``rand_conv``: the share of each
     batch seen through a random convolution (:func:`random_convolution`). ``bf16``: compute in bfloat16
     (torch's CPU autocast, channels-last; the weights stay float32): where the CPU has AMX, 2–3 times
-    the crops a minute (``bench/bench_classifier_training.py``, twenty-third session); elsewhere
+    the crops a minute (``bench/bench_classifier_training.py``); elsewhere
     (:func:`bf16_is_fast`) slower than float32."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
@@ -115,7 +122,7 @@ def bf16_is_fast() -> bool:
 
 
 #: How far :func:`recalibrate_batch_norm` moves the training's statistics toward the reader's crops'
-#: (twenty-second session; chosen on ``scenes720d``'s first 250 test scenes, see models/TRAINING_LOG.md).
+#: (chosen on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Batch-norm recalibration").
 BATCH_NORM_SHARE = 0.5
 
 
@@ -130,8 +137,8 @@ def recalibrate_batch_norm(weights: Path, crops_bgr: np.ndarray, out: Path, shar
     batches', as "precise BN" does: Wu & Johnson, *Rethinking "Batch" in BatchNorm*, 2021), and
     ``share`` of the new with ``1 - share`` of those in ``weights`` are saved to ``out``; every
     learned weight stays as it is. The save records ``{"batch_norm": {"crops": n, "share": share}}``.
-    Crops from training designs' scenes give most of what crops of the unseen decks give
-    (twenty-second session), so the shipped classifier is recalibrated on those, no labels used."""
+    Crops from training designs' scenes give most of what crops of the unseen decks give, so the
+    shipped classifier is recalibrated on those, no labels used."""
     if not 0 <= share <= 1:
         raise ValueError(f"the share of new statistics goes from 0 to 1, not {share:g}")
     if not len(crops_bgr):
@@ -185,8 +192,13 @@ def train_facing(contexts: np.ndarray, ups: np.ndarray, out: Path, minutes: floa
         return loss_fn(model(to_tensor(np.stack(crops))), torch.tensor(labels))
 
     def save(seen: int, minutes_run: float) -> dict:
-        summary = {"state": {name: t.contiguous() for name, t in model.state_dict().items()}, "width": model.width,
-                   "classes": BINS, "crops_seen": before["crops_seen"] + seen, "minutes": before["minutes"] + minutes_run}
+        summary = {
+            "state": {name: t.contiguous() for name, t in model.state_dict().items()},
+            "width": model.width,
+            "classes": BINS,
+            "crops_seen": before["crops_seen"] + seen,
+            "minutes": before["minutes"] + minutes_run,
+        }
         _save(summary, out)
         return summary
 
@@ -215,7 +227,7 @@ def random_convolution(inputs: torch.Tensor, share: float, generator: torch.Gene
     random mixing of its colours); each channel of the result is brought back to the crop's own mean
     and spread in that channel, then the result is mixed with the crop by a random share. The index
     classifier reads an unseen deck's ink, paper and strokes: this shows it the same shape in styles
-    no deck has. Measured in the twenty-first session and not kept (models/TRAINING_LOG.md)."""
+    no deck has. Measured and not kept (docs/experiments.md, "Random convolutions")."""
     n = int(round(share * len(inputs)))
     if n == 0:
         return inputs

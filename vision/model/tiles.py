@@ -18,8 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.dataset import write_data_yaml
 from vision.reader.detections import Detections
+from vision.synth.dataset import write_data_yaml
 
 TILE = 640
 #: An index cut by a tile edge is kept as a label when at least this share of its box lies inside;

@@ -1,4 +1,4 @@
-"""Training the card detector with ultralytics, offline, on a CPU, resumable across sessions.
+"""Training the card detector with ultralytics, offline, on a CPU, resumable from its last epoch.
 
 The recipe (see ``models/MODEL_CARD.md`` for the measurements behind it): a YOLOv8 nano built from
 its yaml (no pretrained weights can be fetched here), trained on 640×640 tiles cut from the 1280×720
@@ -8,7 +8,7 @@ balance, occluders), and training adds colour, scale, rotation, shear and perspe
 
 Every epoch writes ``<run>/weights/last.pt``; ``resume`` continues from it (optimiser state and
 epoch count included) for as long as the machine keeps ``runs/``. ``runs/`` is not committed, so a
-fresh checkout in a later session continues from the shipped weights instead: ``--model
+fresh checkout continues from the shipped weights instead: ``--model
 models/cards.pt --name <new>`` fine-tunes them (``scripts/gpu_train.sh`` does the same).
 """
 
@@ -50,8 +50,8 @@ class Recipe:
     #: A peak learning rate for AdamW, instead of ultralytics' automatic choice (AdamW at 0.002 for
     #: one class on these runs): a fine-tune may start lower than a run from scratch.
     lr0: float | None = None
-    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.69
-    #: times the tiles a second on two threads (twenty-fifth session, ``bench/bench_train.py``);
+    #: Compute in bfloat16, the network channels-last (weights kept float32): on a CPU with AMX 2.7
+    #: times the tiles a second on two threads (``bench/bench_train.py``);
     #: ultralytics allows it only on CUDA, see :func:`allow_cpu_bfloat16` and
     #: :func:`cpu_bfloat16_network`.
     bf16: bool = False
@@ -102,9 +102,7 @@ def keep_threads(yolo, threads: int) -> None:
     ultralytics' ``select_device`` sets torch's threads to its ``NUM_THREADS``, the machine's cores
     less one up to 8, whatever was asked: as the trainer starts, as the last validation loads the
     best weights, and as ``predict`` sets up its predictor. That is one thread on a two-core
-    machine. Until the twenty-fifth session every detector run here trained on one thread,
-    ``--threads 2`` included (a run asked for two took 2.4 s a batch, as one on one thread), and
-    ``bench/bench_detector.py`` timed stock predict on one. The threads are set again after each.
+    machine, whatever ``--threads`` says. The threads are set again after each.
     """
 
     def restore(_) -> None:
@@ -143,8 +141,8 @@ def allow_cpu_bfloat16() -> bool:
     ultralytics has no trainer ``autocast`` to extend.
 
     Its ``autocast`` refuses bfloat16 off CUDA, though torch's CPU autocast does it, and on a CPU with
-    AMX a YOLOv8n batch of 16 tiles goes forward and back in 1.65 s instead of 3.6 (two threads,
-    twenty-third session). The trainer's module-level ``autocast`` is swapped for one that lets the
+    AMX a YOLOv8n batch of 16 tiles goes forward and back in 1.65 s instead of 3.6 (two threads).
+    The trainer's module-level ``autocast`` is swapped for one that lets the
     CPU through and hands every other case to the original.
     """
     from ultralytics.engine import trainer
@@ -168,8 +166,7 @@ def allow_cpu_bfloat16() -> bool:
 def cpu_bfloat16_network(yolo) -> None:
     """Ready the network of a bfloat16 run on the CPU once the trainer has built it: channels-last,
     the layout oneDNN computes fastest (a YOLOv8n batch of 16 tiles forward and back: 1.23 s against
-    1.65 s, twenty-third session), and its loss computed in float32 (:func:`float32_loss`). Until the
-    twenty-fourth session it was ``channels_last_in_bfloat16`` and did the first alone."""
+    1.65 s), and its loss computed in float32 (:func:`float32_loss`)."""
 
     def convert(trainer) -> None:
         if trainer.args.amp == "bf16" and trainer.device.type == "cpu":
@@ -186,15 +183,15 @@ def float32_loss(model) -> None:
     Under bfloat16 autocast the loss decodes each box from its distribution by a matrix product,
     and bfloat16 keeps 8 bits of mantissa: a box side of a few hundred pixels is rounded by a pixel or
     two, as much as a small corner index's size. The shipped detector's box loss on one batch of 16
-    tiles was 1.885 in float32 and 2.072 under bfloat16 autocast, with the same weights (twenty-fourth
-    session), and a run trained on that loss lost val mAP50-95. (float16 AMP on a GPU, what
+    tiles was 1.885 in float32 and 2.072 under bfloat16 autocast, with the same weights, and a run
+    trained on that loss lost val mAP50-95. (float16 AMP on a GPU, what
     ultralytics computes its loss under autocast for, rounds 8 times finer.)
     """
     model.init_criterion = functools.partial(_float32_criterion, model.init_criterion)
     model.criterion = None  # made again, wrapped, at the first step
 
 
-def _float32_criterion(make) -> "_Float32Loss":
+def _float32_criterion(make) -> _Float32Loss:
     return _Float32Loss(make())
 
 
@@ -242,8 +239,9 @@ def _extend_epochs(last: Path, epochs: int) -> None:
 def start_background(argv: list[str], name: str) -> tuple[int, Path]:
     """Run ``python -m vision train argv`` detached from this terminal; returns (pid, log path).
 
-    The process gets its own session, so closing the terminal or ending this command leaves it
-    training; its output goes to ``runs/detector/<name>.log``.
+    The process is detached from the terminal (a process group of its own), so
+    closing the terminal or ending this command leaves it training; its output goes to
+    ``runs/detector/<name>.log``.
     """
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
     log = RUNS_DIR / f"{name}.log"
@@ -264,6 +262,9 @@ def status(name: str) -> str:
         return f"{name}: no finished epoch yet"
     row = dict(zip((h.strip() for h in header), (v.strip() for v in rows[-1])))
     pick = lambda key: float(row.get(key, "nan"))  # noqa: E731
-    return (f"{name}: epoch {int(float(row['epoch']))}, {pick('time') / 3600:.2f} h, box loss {pick('train/box_loss'):.3f}, "
-            f"cls loss {pick('train/cls_loss'):.3f}, val mAP50 {pick('metrics/mAP50(B)'):.3f}, "
-            f"mAP50-95 {pick('metrics/mAP50-95(B)'):.3f}")
+    return (
+        f"{name}: epoch {int(float(row['epoch']))}, {pick('time') / 3600:.2f} h, box loss "
+        f"{pick('train/box_loss'):.3f}, "
+        f"cls loss {pick('train/cls_loss'):.3f}, val mAP50 {pick('metrics/mAP50(B)'):.3f}, "
+        f"mAP50-95 {pick('metrics/mAP50-95(B)'):.3f}"
+    )

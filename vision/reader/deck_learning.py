@@ -2,10 +2,9 @@
 
 The reader was trained on synthetic scenes of many decks, and reads a design it has never seen far
 worse than the ones it has (``models/MODEL_CARD.md``). The one lever that has moved the held-out
-figures a long way is showing it the deck on the table: in the twelfth session's experiment
-(``bench/deck_adaptation.py``), one minute of fine-tuning on a held-out deck's labelled indexes
-raised the share of that deck's other indexes named right from 0.584 to 0.672 (readable ones 0.881
-to 0.923), and from ten scenes' worth of cards (59–78 a deck) readable ones still went 0.881 to 0.902.
+figures a long way is showing it the deck on the table: a minute of fine-tuning on a held-out
+deck's labelled indexes names many more of that deck's other indexes right (``bench/deck_adaptation.py``;
+docs/experiments.md, "Deck lessons").
 
 How the app uses it:
 
@@ -16,26 +15,24 @@ How the app uses it:
    fine-tunes the shipped classifier on the taught cards less a held-back part (whole pictures,
    :func:`held_back`), and keeps the lesson only if that names the held-back cards better than the
    shipped classifier does; it then learns again from every card. With few cards that check is
-   noisy (the twelfth session's ``--guard`` run kept a deck that then read slightly worse), so a
-   tie is a refusal and the figures are shown to players.
+   noisy, so a tie is a refusal and the figures are shown to players.
 3. The reader then names what the detector finds with the learnt classifier
    (:func:`learnt_classifier`), until the players forget the deck.
 
-Measured as the app does it (``bench/deck_adaptation.py --app``, thirteenth session): from 156–354
-cards a held-out deck, its other indexes named right 0.582 -> 0.637 (readable 0.882 -> 0.904), no
-deck worse; from 59–78 cards 0.596, most lessons refused; from 707–1,592 cards 0.668 (0.920).
+Measured as the app does it (``bench/deck_adaptation.py --app``): from a few hundred cards a deck
+the lesson names more of its other indexes right and no deck worse; from fewer than a hundred most
+lessons are refused.
 
 No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy as torch's training
-would (:mod:`vision.reader.index_tuning`), so it runs in the app's own install. On the bench above the
-torch lesson it replaced and this one both gave, from 156–354 cards a deck, 0.606 -> 0.653 and
-0.654 (readable 0.900 -> 0.915 and 0.917), from 59–78 cards 0.614 both (models/TRAINING_LOG.md).
+would (:mod:`vision.reader.index_tuning`), so it runs in the app's own install, and learns as the
+torch lesson it replaced did (models/TRAINING_LOG.md).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
@@ -53,14 +50,12 @@ MIN_CARDS = 40
 #: the players named cards on two or more (:func:`held_back`).
 HOLD_BACK_EVERY = 5
 #: The check wants at least this many held-back cards: further pictures are held back until it has
-#: them (never every picture), even past one card in :data:`HOLD_BACK_EVERY`. A deck's last scene
-#: held only 1–4 of its cards in the thirteenth session's bench, too few to judge a lesson on.
+#: them (never every picture), even past one card in :data:`HOLD_BACK_EVERY`: one picture may hold
+#: only a few cards, too few to judge a lesson on.
 MIN_CHECKED = 10
 #: A lesson's fine-tuning sees each card it learns from about this many times (augmented), then
-#: stops. A minute on a held-out deck's 59–78 cards over-fitted them (thirteenth session,
-#: ``bench/deck_adaptation.py --app --learn-scenes 10``: named right 0.584 -> 0.572 with every
-#: lesson kept); 15 passes gave 0.587 and 40 gave 0.596 (readable 0.879 and 0.887, against 0.881),
-#: and from 30 scenes (156–354 cards a deck) 0.626 and 0.639 (readable 0.903 both), no deck worse.
+#: stops: a fixed minute over-fits a small deck's cards, and 40 passes learn more than 15
+#: (docs/experiments.md, "Deck lessons").
 PASSES = 40
 #: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has: enough
 #: for 40 passes over 350 cards in numpy on a busy core (a lesson, two fine-tunings, took 1–3
@@ -241,7 +236,7 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
                                 f"and has {len(labels)}: teach it more")
     check = held_back(labels, pictures)
     learning = folder / LEARNING_FILE
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     fine_tune(contexts[~check], labels[~check], base, learning, minutes, passes, log=log)
     truth = labels[check]
     shipped_right, learnt_right = (int((read_contexts(IndexClassifier(weights), contexts[check]).argmax(axis=1)
@@ -254,7 +249,7 @@ def learn_deck(folder: Path, minutes: float = LESSON_MINUTES, base: Path = SHIPP
         learning.unlink(missing_ok=True)
     lesson = DeckLesson(cards=len(labels), checked=int(check.sum()), shipped_right=shipped_right,
                         learnt_right=learnt_right, kept=kept, date=started.isoformat(timespec="seconds"),
-                        minutes=round((datetime.now(timezone.utc) - started).total_seconds() / 60, 2))
+                        minutes=round((datetime.now(UTC) - started).total_seconds() / 60, 2))
     if kept:
         partial = folder / (LESSON_FILE + ".partial")
         partial.write_text(json.dumps(lesson.to_json(), indent=1))

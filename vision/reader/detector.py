@@ -32,43 +32,25 @@ import cv2
 import numpy as np
 
 from vision.reader import scales
+from vision.reader import weights as weight_files
 from vision.reader.detections import Detections, iou
 from vision.reader.reading import SURE
-from vision.reader import weights as weight_files
 from vision.reader.weights import OpenVinoModel, declared_shape, load_onnx_session, load_torch_model, shape_text
 
 #: The width of the training scenes (1280×720); ONNX Runtime's int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
-#: A wider frame is read once, at its own width up to this, and shrunk to it beyond. Eleventh
-#: session, the 1080p held-out scenes (``scenes1080v2``, 250 frames, the shipped weights, ONNX
-#: Runtime int8): the network run on frames 1280 / 1600 / 1920 px wide scored mAP50 0.604 / 0.640 /
-#: 0.653, located 22.9 / 25.9 / 26.4 % at 0.5 (precision 0.991 / 0.992 / 0.993). Twenty-sixth
-#: session, the same tables as the choice set at 1080p (``scenes1080d``, 250 frames, OpenVINO): one
-#: view at 1920 scored 0.6684 and two views joined more (1920 + 1600 0.6765, 1920 turned half round
-#: 0.6810, 1280 + 2400 0.6899, 1920 + 2400 0.6888), but those take 65–141 ms more than the one
-#: pass, past the 150 ms a 1080p frame may take (issue 4), so a 1080p frame is read once.
-#: Twenty-eighth session, not kept: each 1080p frame read once at the width of 1600 / 1920 / 2240 px
-#: that shows its median find (0.2 or more) nearest 28 px tall to the network, kept for a video's
-#: next frames, lifted mAP50 (the choice set 0.6789 -> 0.6943, ``scenes1080v2`` 0.701 -> 0.711;
-#: one width for all, 2240 px, 0.6876) but read eight held-out 1080p hand videos worse (events in
-#: order 64 -> 57 of 107) and the test split's whole tables no better (melds with their ranks right
-#: 54.2 -> 52.6 %), so a 1080p frame stays at 1920 px (``models/TRAINING_LOG.md``).
+#: A wider frame is read once, at its own width up to this, and shrunk to it beyond: one pass at
+#: 1920 px fits the 150 ms a 1080p frame may take (issue 4); two views or a width chosen per video
+#: scored more but cost that time or read hand videos worse (docs/experiments.md, "Input widths").
 MAX_INPUT_WIDTH = 1920
 #: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at
 #: both these widths, the training scenes' and the most, and the finds joined (:func:`join_views`):
-#: read at two sizes, an index missed or doubted at one is often found at the other, and the mean of
-#: two confidences ranks finds better than either. Twenty-sixth session, ``scenes720d``'s first 250
-#: test scenes (the held-out decks; the choice set), the shipped pair through OpenVINO: one view at
-#: 1280 / 1600 (the single width read since the fifteenth session) / 1760 / 1920 px scored mAP50
-#: 0.5244 / 0.5403 / 0.5460 / 0.5453; two views joined 1280 + 1600 0.5458, 1280 + 1920 **0.5544**,
-#: 1440 + 1920 0.5540, 1600 + 1920 0.5536, 1600 + 2240 0.5576 (mAP50-95 0.319 → 0.336 for
-#: 1280 + 1920). 1280 + 1920 is the cheapest of the best: the network's passes take about 39 + 82 ms
-#: on a 720p frame, against 86 ms for a 1080p frame's one pass at 1920 (two threads).
-#: The fifteenth session's single widths on ``scenes720v2`` (1280 / 1440 / 1600 / 1760 / 1920:
-#: 0.475 / 0.484 / 0.492 / 0.491 / 0.491) chose 1600 for a 720p frame until then.
+#: an index missed or doubted at one size is often found at the other, and the mean of two
+#: confidences ranks finds better than either. 1280 + 1920 is the cheapest of the best pairs
+#: (docs/experiments.md, "Input widths").
 NARROW_FRAME_WIDTHS = (INPUT_WIDTH, MAX_INPUT_WIDTH)
 #: Two views' finds overlapping this much (IoU) are one corner index: weighted box fusion's usual
-#: threshold. On the choice set (1280 + 1920) 0.45 / 0.55 / 0.65 scored 0.5539 / 0.5544 / 0.5538.
+#: threshold (0.45 and 0.65 score alike).
 JOIN_IOU = 0.55
 #: Read in two views, each keeps finds down to this share of the detector's threshold: a find whose
 #: views' mean confidence reaches the threshold loses less than an eighth of it to a view's find
@@ -79,7 +61,8 @@ STRIDE = 32
 BACKENDS = ("openvino", "onnx", "ultralytics")
 #: Where a card counts as sure (:data:`vision.reader.reading.SURE`): evaluation reports recall and precision
 #: per card at this value, and a detector cuts here unless told otherwise. The table reader reads at
-#: :data:`vision.reader.reading.READING_THRESHOLD`, naming by score (:func:`vision.reader.index_classifier.named_finds`).
+#: :data:`vision.reader.reading.READING_THRESHOLD`, naming by score
+#: (:func:`vision.reader.index_classifier.named_finds`).
 SURE_CONFIDENCE = SURE
 NMS_IOU = 0.5
 #: At most this many finds per frame (a full table shows about 100 indexes), most confident first.
@@ -108,8 +91,7 @@ class CardDetector:
             self._run, classes = _onnx_runner(weights.with_suffix(".onnx"), threads)
         elif backend == "openvino":
             # OpenVINO takes the letterboxed frame as it is (8-bit BGR) and makes the network's
-            # input itself, no slower than the network alone: the demo's two views are made ready in
-            # 2.8 ms instead of numpy's 12, the finds the same (forty-first session).
+            # input itself, a quarter of numpy's time for the same finds.
             model = weights if weights.suffix == ".xml" else weights.with_suffix(".onnx")
             network = OpenVinoModel(model, threads, images=True)
             self._run, classes = network, network.output_width - 4
@@ -126,9 +108,8 @@ class CardDetector:
         self.naming = naming
         #: Finds less confident than this are read once by the classifier, not again turned where it
         #: is unsure: the table reader's weak finds (:data:`vision.reader.reading.COLUMN_SHARE`), which
-        #: count only in meld columns, where their rank alone matters. On ``bench/bench_detector.py``'s
-        #: 1080p frame the classifier named 79 finds at 0.06 in 47.5 ms, 37.0 so, and the 52 at 0.2 in
-        #: 29.3 ms (its 720p copy: 89 finds, 60.1 and 46.8 ms; 50, 35.4 ms; thirty-fourth session).
+        #: count only in meld columns, where their rank alone matters; it saves a fifth of the
+        #: classifier's time on a full table.
         self.reread_from = reread_from
 
     def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
@@ -236,9 +217,8 @@ def join_views(views: list[Detections], min_iou: float = JOIN_IOU) -> Detections
     find it overlaps most (IoU at least ``min_iou``) that no find of its own view has joined yet, or
     starts one. A joined find's box is the confidence-weighted mean of its finds' boxes, its
     confidence their sum over the number of views (a view that missed it counts 0) and its class its
-    most confident find's. Most confident first. (On the choice set this scored 0.5544, where
-    matching the views one to one by most overlap scored 0.5534 and ``ensemble-boxes``'s fusion,
-    which imports numba and pandas, 0.5533.)"""
+    most confident find's. Most confident first. (It scores as ``ensemble-boxes``'s fusion does,
+    without importing numba and pandas.)"""
     xyxy = np.concatenate([view.xyxy for view in views])
     confidence = np.concatenate([view.confidence for view in views]).astype(np.float64)
     class_id = np.concatenate([view.class_id for view in views])
@@ -330,12 +310,8 @@ def _onnx_runner(path: Path, threads: int | None):
 def classifier_beside(weights: Path, backend: str) -> Path:
     """The index classifier shipped beside detector ``weights``, as ``backend`` runs it: an int8
     network (ONNX Runtime's or OpenVINO's) with the int8 classifier, the fp32 export with the fp32
-    one, ultralytics with the torch save. Thirty-third session, with VNNI, OpenVINO's int8 detector
-    on the choice set: mAP50 0.577 with the fp32 classifier, 0.578 with the int8 one; the app's path
-    on a 1080p frame 150 and 131 ms (bench/bench_detector.py's frame, one-off, 15 turns). The
-    forty-sixth session ran the fp32 one on CPUs without VNNI, where the int8 one's first layer
-    overflowed; since the forty-seventh that layer is quantized no more
-    (vision.model.export.reading_the_input), and the int8 classifier runs on every CPU."""
+    one, ultralytics with the torch save. The int8 classifier scores as the fp32 one and is faster,
+    on every CPU: its first layer stays in float (:func:`vision.model.export.reading_the_input`)."""
     from vision.reader.index_classifier import INT8_SUFFIX
 
     int8 = weights.name.endswith((INT8_SUFFIX, weight_files.OPENVINO_INT8))

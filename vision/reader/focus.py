@@ -1,7 +1,7 @@
 """How sharp the camera shows the card corners: the app asks players to focus when it is blurred.
 
-Blur costs the reader more than any other fault of the synthetic webcam (``bench/camera_faults.py``:
-held-out mAP50 0.683 without it, 0.546 with it, seventeenth session), and a player can mend it (focus
+Blur costs the reader more than any other fault of the synthetic webcam (``bench/camera_faults.py``;
+models/MODEL_CARD.md), and a player can mend it (focus
 the camera, steady it, light the table better), where the reader cannot. So the reader measures how
 steep the ink's edges are in each corner index it finds, and the app, while the corners it read
 lately are soft, says so (:func:`companion.app.reader.focus_advice`).
@@ -10,8 +10,8 @@ The measure (:func:`index_sharpness`) is the corner's steepest brightness steps 
 of the gradient's size, in grey levels a pixel) over its contrast (the 95th less the 5th percentile
 of its brightness), in the frame's own pixels: an ink edge drawn across one pixel scores about 0.5,
 and less the wider a blur spreads it (a drawn 7 about 20 px tall: 0.51 sharp, 0.38 / 0.25 / 0.18
-blurred with σ 1 / 2 / 3 px), whatever the corner's size or the light. It
-takes about 4 ms for the 22–32 corners of a 1080p held-out table (twentieth session, one-off timing).
+blurred with σ 1 / 2 / 3 px), whatever the corner's size or the light. It takes a few
+milliseconds for a 1080p table's corners.
 """
 
 from __future__ import annotations
@@ -26,22 +26,11 @@ WINDOW = 1.15
 MIN_CONTRAST = 40.0
 #: A corner smaller than this (pixels, its box's longer side) is not judged: too few pixels.
 MIN_SIDE_PX = 6.0
-#: Corners whose median sharpness is under this look blurred (twentieth session, one-off scripts on
-#: the first 150 held-out test tables of ``scenes720v2``, photographed again by
-#: ``bench/camera_faults.py``'s ``write_variant`` with the lamp's light only and with light and blur,
-#: which blurred 70 of them (motion, Gaussian or defocus, as the datasets are made); the median over
-#: each table's labelled corners):
-#:
-#: * the light-only tables 0.50 / 0.58 / 0.66 (5th / 50th / 95th percentile), the blurred 0.28 /
-#:   0.38 / 0.52; on the dataset's own pictures, with noise, colour and JPEG on top, blurred 0.29 /
-#:   0.38 / 0.50 and the others 0.49 / 0.56 / 0.66: so noise and JPEG do not pass for sharpness;
-#: * what blur cost the shipped reader on the blurred tables (cards named right at 0.2 with the blur
-#:   against the same table in focus): median sharpness under 0.33 kept 50 % of them, 0.33–0.38 44 %,
-#:   0.38–0.43 70 %, 0.43–0.48 67 %, 0.48 or more 81 %;
-#: * under 0.40 flags 63 % of the blurred tables and 1.3 % of the others (on the dataset's pictures);
-#:   under 0.45 would flag 84 % and 1.3 %. 0.40 is taken, the lower, because a real webcam's
-#:   pictures in focus are softer than these renders (a lens, demosaicing), and the advice should
-#:   not nag a camera that cannot do better: it is not yet measured on a real camera.
+#: Corners whose median sharpness is under this look blurred. Sharp synthetic tables score about
+#: 0.5–0.66, blurred ones 0.28–0.52, noise and JPEG not passing for sharpness; 0.40 flags most
+#: blurred tables and about 1 % of the others. The lower of the good bounds is taken, because a real
+#: webcam's pictures in focus are softer than these renders, and the advice should not nag a camera
+#: that cannot do better; it is not yet measured on a real camera (docs/experiments.md, "Focus").
 BLURRED_BELOW = 0.40
 
 

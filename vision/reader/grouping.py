@@ -46,15 +46,12 @@ UPRIGHT = 1.05
 #: A card whose index's top turns further than the first of these from the table's axis (the sine
 #: of the angle, :attr:`SeenCard.across`; 0.8: 53°) lies sideways, as the turn card does; one that
 #: turns less than the second (24°) lies along it, as a discard does. Between the two the facing
-#: network's direction tells neither: the camera's slant bends angles on the table (held-out hand
-#: video seed 32 read its turn card at 0.5 and a discard at 0.87).
+#: network's direction tells neither: the camera's slant bends angles on the table (a turn card
+#: can read 0.5 and a discard 0.87).
 ACROSS = (0.8, 0.4)
 #: ... and with team areas or the table's perspective, whose axis is surer than one guessed from the
 #: cards' facing, every card on the left less than this (37°): a discard lying askew on the pile
-#: beside a turn card on the right read 0.53 in held-out hand video seed 30 filmed with the stock
-#: right (forty-fifth session), and the turn card was reported drawn 303 frames early. 0.6 read
-#: 102 and 103 of 138 scenes right with areas (the sides swapped, and the stock right) against 96
-#: and 101 at 0.4, the rest unchanged (``bench/turn_card_side.py``).
+#: beside a turn card reads about 0.5 (``bench/turn_card_side.py`` measures the choice).
 ACROSS_SET_UP = 0.6
 #: Indexes of a turn card further towards the discard pile than this share of a card's width from
 #: its farthest from the pile are not its own (its one visible end is about level across the table).
@@ -122,9 +119,8 @@ def _continuing_columns(seen: CardsSeen, cards: list[SeenCard]) -> list[SeenCard
     the detector is less sure of than the last card's whole face: alone, that card reads as a
     canasta pile (one card showing), a meld of seven. Weak cards that make no meld of
     :data:`MIN_MELD` cards with their sure one count for nothing. Where the sure cards show a rank
-    more than once, weak finds add nothing (thirty-fourth session: let them join any column of
-    their rank and the choice videos read 100 -> 72 of 131 events in order, with 6 -> 19 cards
-    extra).
+    more than once, weak finds add nothing: let them join any column of their rank and they add
+    cards that were never laid.
     """
     counted = [c for c in cards if not c.weak]
     lone = {(side, rank) for side in TEAMS for rank, n in
@@ -327,16 +323,12 @@ def _middle(cards: list[SeenCard], card_size: tuple[float, float], top_down: boo
     top-down view the turn card also shows its index sideways (:data:`SIDEWAYS`), which tells the
     two apart. Of that heap's cards the one of the ``known`` code (the turn card as the video's
     earlier frames read it) is it, else the surest: a card of the discard pile pushed aside may
-    read surer (held-out hand video seed 37, where the turn card was reported drawn early). Of two
-    cards of that code, the one nearer where those frames read it (``known_at``, image pixels): the
-    turn card's twin from the other deck may lie on the discard pile, in the heap too, and read
-    surer (held-out video seed 33, where the reading went to the twin for a dozen frames and the
-    turn card seemed drawn early). Without the top-down view, a heap whose every card the facing
-    network read lying along the table's axis (:func:`_all_along`) holds discards pushed aside, not
-    the turn card, unless earlier frames read a card of it as the turn card: no turn card then
-    (forty-sixth session; ``bench/turn_card_side.py``, 150 held-out scenes read with their labelled
-    directions: without a set-up 87 → 114 turn cards right with the stock left, 87 → 115 right;
-    with team areas 116 → 136 and 103 → 124 of 138)."""
+    read surer. Of two cards of that code, the one nearer where those frames read it (``known_at``,
+    image pixels): the turn card's twin from the other deck may lie on the discard pile, in the heap
+    too, and read surer. Without the top-down view, a heap whose every card the facing network read
+    lying along the table's axis (:func:`_all_along`) holds discards pushed aside, not the turn card,
+    unless earlier frames read a card of it as the turn card: no turn card then
+    (``bench/turn_card_side.py`` measures it)."""
     def table_x(card: SeenCard) -> float:  # back from team B's turned frame to the table's
         return -card.centre[0] if card.side == "B" else card.centre[0]
 

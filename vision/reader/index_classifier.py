@@ -1,19 +1,18 @@
 """The two-stage design's second stage: a small CNN that names a corner-index crop (53 classes).
 
-A one-class detector finds "a corner index"; this classifier reads which card it is. Crops are tiny
-(32×32), so the classifier trains on hundreds of thousands of augmented crops in CPU minutes.
+A one-class detector finds "a corner index"; this classifier reads which card it is. A crop is a
+square window :data:`WINDOW` times the box's longer side, centred on the box, resampled to
+:data:`CROP` pixels. Training stores a twice-as-wide context around each window (:data:`CONTEXT`)
+so that augmentation (:func:`augment`: shifts like a detector's, scale, rotation) never runs off the
+stored pixels; the deck lessons the app runs augment the same way.
 
-Crops are cut from the synthetic scenes' ground-truth index boxes: a square window
-:data:`WINDOW` times the box's longer side, centred on the box, resampled to :data:`CROP` pixels.
-Training stores a twice-as-wide context around each window so that augmentation (shifts like a
-detector's, scale, rotation) never runs off the stored pixels.
-
-The network, its training and its ONNX export are in :mod:`vision.model.index_training` (torch); reading
-crops here needs torch only for a training save, not for the export the app runs.
+The network is :class:`vision.reader.index_net.IndexNet`; its training data and training are in
+:mod:`vision.model.index_crops` and :mod:`vision.model.index_training`. Reading crops needs torch
+only for a training save, not for the export the app runs.
 
 A classifier may also learn a 54th class, :data:`BACKGROUND`: "no corner index here", from the
-detector's own false finds on training scenes (:func:`false_find_crops`). A find it judges no index
-then gets a low probability for every card, so the joined confidence falls.
+detector's own false finds on training scenes. A find it judges no index then gets a low
+probability for every card, so the joined confidence falls.
 """
 
 from __future__ import annotations
@@ -30,39 +29,20 @@ from vision.reader.detections import Detections
 
 CROP = 32
 WINDOW = 1.3
-#: The windows the app reads each find through (times its box's longer side), their readings averaged:
+#: The windows the app reads each find through (times its box's longer side), their readings joined:
 #: a detector's box is a little too big or too small, and the classifier learnt the index framed both
-#: ways (its training zooms by 0.85 to 1.2). On the training decks' val scenes (first 100 of
-#: ``scenes720v2``, the session-7 classifier) reading through 1.15 and 1.3 moved mAP50 from 0.543 to
-#: 0.549, as much as three windows did (1.15, 1.3, 1.5: 0.549; 1.1, 1.2, 1.3: 0.550), for twice the
-#: classifier's work (6 ms more on the bench frame, fp32); one wider window alone lost (1.45: 0.386
-#: on 100 held-out scenes, against 0.418). On the whole held-out test split: 0.454 -> 0.464.
+#: ways (its training zooms by 0.85 to 1.2). Two windows score as three, for two thirds of the work
+#: (docs/experiments.md, "Reading windows and turns").
 READ_WINDOWS = (1.15, WINDOW)
-#: Each window may also be read turned by more angles (degrees): fanned cards lie steeply turned, and
-#: the classifier learnt turns of only ±15°. Every reading (each window, each turn) is joined by
-#: their geometric mean (:func:`join_readings`). Thirteenth session, the shipped classifier, the
-#: detector's finds on the held-out test split (OpenVINO), named right at 0.5 (then the app's threshold):
-#:
-#: * the two windows averaged (before): mAP50 0.473, 16.3 % at precision 0.992;
-#: * joined by their geometric mean: mAP50 0.473, **17.2 %** at 0.992, for nothing (what ships);
-#: * with each window also turned ±20° (chosen on the first 100 test scenes' labelled indexes: named
-#:   right 0.560 unturned, 0.576 with ±20°, 0.572 with ±30°), geometric mean: mAP50 0.484, 17.4 % at
-#:   0.993 (1080p: 0.652 -> 0.665); averaged instead, 15.1 %. The turns triple the classifier's work:
-#:   on the bench frame's 29 finds its share of a frame went from 10 to 27–31 ms (the app's path
-#:   114–133 ms against 81), more on a full table, for two tenths of a point at the threshold.
+#: Each window may also be read turned by more angles (degrees). Turning every find triples the
+#: classifier's work for little; only doubtful finds are read turned (:data:`DOUBT_TURNS`). Every
+#: reading (each window, each turn) is joined by their geometric mean (:func:`join_readings`).
 READ_TURNS = (0.0,)
 #: A find the readings above leave unsure (no class, "no index" among them, at :data:`DOUBT_BELOW`
 #: or more) is read again turned by :data:`DOUBT_TURNS` through the windows of :data:`DOUBT_WINDOWS`
-#: (each both ways up), all its readings joined. Nineteenth session, the shipped pair on
-#: ``scenes720d``'s first 250 test scenes (held-out decks, other tables than the test split's),
-#: mAP50: unturned 0.527; every find also read at ±20° through both windows 0.535; only those under
-#: 0.9 / 0.7 / 0.5 0.536 / 0.535 / 0.535 (87 / 66 / 47 % of the finds at the reader's 0.2); under 0.7
-#: through the 1.15 window alone **0.537**, the 1.3 alone 0.532, a 1.0 window 0.533. On whole tables
-#: (``bench/bench_reader.py --pictures``, the same decks' 300 pictures, readable scenes with the
-#: set-up; both windows) melds with their ranks right 39.9 → 41.2 %, hand scores equal 14.2 → 15.1 %.
-#: Reading again two finds in three through one window costs about half the first reading (the bench
-#: frame: the classifier's share 18.6 → 29.9 ms). On the test split (not used to choose): mAP50
-#: 0.496 → 0.505, 1080p 0.665 → 0.681.
+#: (each both ways up), all its readings joined: fanned cards lie steeply turned, and the classifier
+#: learnt turns of only ±15°. It reads two finds in three again, for about half the first reading's
+#: time (docs/experiments.md, "Reading windows and turns").
 DOUBT_TURNS = (-20.0, 20.0)
 DOUBT_WINDOWS = (1.15,)
 DOUBT_BELOW = 0.7
@@ -130,9 +110,8 @@ def both_ways_up(crops_bgr: np.ndarray) -> np.ndarray:
 #: How far (degrees, either way) training turns a crop, besides half turns: see :func:`augment`.
 TRAIN_TURN = 15.0
 #: How often training fades a crop's ink towards the card (see :func:`augment`). The shipped
-#: classifier's last 42 minutes faded a quarter of its crops (``--fade 0.25``, fourteenth session:
-#: held-out mAP50 +0.009 beside the same run without); off by default, so a deck lesson
-#: (:mod:`vision.reader.deck_learning`) learns as it was measured.
+#: classifier trained its last minutes with ``--fade 0.25`` (models/MODEL_CARD.md); off by default,
+#: so a deck lesson (:mod:`vision.reader.deck_learning`) learns as it was measured.
 TRAIN_FADE = 0.0
 
 
@@ -177,11 +156,9 @@ class IndexClassifier:
     judges no index a low probability for every card, so its confidence falls.
 
     ``weights`` is a training save (``.pt``, run by torch) or its export (``.onnx``, see
-    :func:`vision.model.index_training.export_onnx`), run by ONNX Runtime or OpenVINO (what the app runs, eleventh
-    session) on ``threads`` threads. Torch's
-    threads wait on each other when the cores are busy (the camera, the window): naming the 21 finds
-    of the bench frame both ways up, with both cores taken by other work, took 466 ms in torch on two
-    threads against 48 ms in ONNX Runtime (27 and 23 ms on one thread; sixth session)."""
+    :func:`vision.model.index_training.export_onnx`), run by ONNX Runtime or OpenVINO (what the app
+    runs) on ``threads`` threads. The app never runs torch: its threads wait on each other when the
+    cores are busy (the camera, the window), ten times slower than ONNX Runtime then."""
 
     def __init__(self, weights: Path, threads: int | None = None, runtime: str = "onnxruntime",
                  classes: tuple[int, ...] | None = CARD_CLASSES) -> None:
@@ -238,9 +215,8 @@ class IndexClassifier:
     def probabilities(self, crops_bgr: np.ndarray, both_ways: bool = True) -> np.ndarray:
         """(n, classes) probabilities of each crop. ``both_ways``: the mean of two readings, the crop
         as it lies and turned half round, so a card reads the same whichever way up it lies (the far
-        team's cards reach the camera upside down). On the held-out decks' test scenes this moved
-        mAP50 from 0.393 to 0.413 (first 100 scenes, the session-5 weights), for twice the classifier's
-        work; ``both_ways=False`` reads each crop once."""
+        team's cards reach the camera upside down), for twice the classifier's work;
+        ``both_ways=False`` reads each crop once."""
         if not len(crops_bgr):
             return np.zeros((0, self.classes), np.float32)
         if not both_ways:
@@ -299,9 +275,8 @@ def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "car
     its likeliest card of that name; the confidence is the detector's times that score name's
     probability. A seven whose suit the classifier can't tell (7♠ 0.4, 7♣ 0.4) is then a sure
     seven, as the score needs it, where named by card it would fall under the reader's threshold.
-    The table reader names so (eighteenth session, ``bench/bench_reader.py --pictures``: on 300
-    held-out-deck pictures, ``scenes720d``, melds read with their ranks right 8.0 → 19.1 % of the
-    readable scenes' at threshold 0.5, 36.0 → 39.6 % at 0.2); the evaluation of the 53 classes names by card."""
+    The table reader names so (it reads more melds with their ranks right: docs/experiments.md,
+    "Naming by score"); the evaluation of the 53 classes names by card."""
     check_naming(naming)
     cards = probabilities[:, :BACKGROUND]
     rows = np.arange(len(cards))
@@ -354,7 +329,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def _onnx_session(path: Path, threads: int | None):
-    """An ONNX Runtime session of an exported classifier, or WeightsError saying how to make it."""
+    """An ONNX Runtime InferenceSession of an exported classifier, or WeightsError saying how to make it."""
     from vision.reader.weights import load_onnx_session
 
     return load_onnx_session(path, threads, error=_export_error)

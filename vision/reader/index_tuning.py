@@ -25,7 +25,8 @@ from vision.reader.index_classifier import augment, to_array
 
 #: The network's dropout before its head (:class:`vision.reader.index_net.IndexNet`).
 HEAD_DROPOUT = 0.2
-#: The label smoothing and weight decay of the classifier's training (:func:`vision.model.index_training.train_classifier`).
+#: The label smoothing and weight decay of the classifier's training
+#: (:func:`vision.model.index_training.train_classifier`).
 LABEL_SMOOTHING = 0.05
 WEIGHT_DECAY = 1e-4
 #: Adam's moment decays and epsilon (torch's defaults, which the training used).

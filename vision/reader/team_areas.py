@@ -3,7 +3,8 @@ the reader works in.
 
 By default the side of the table nearer the camera (the bottom of the frame) is team A's: cards
 are read as the image shows them, the middle line being the sparsest row between the two teams'
-cards (:func:`vision.reader.physical_cards.see_cards` finds it). Players may draw each team's area (a polygon in image pixels) and may give
+cards (:func:`vision.reader.physical_cards.see_cards` finds it). Players may draw each team's area (a polygon in image
+pixels) and may give
 the table's perspective: the four image points of a rectangle on the table, far left, far right,
 near right, near left as team A sees it. The reader then works in a top-down view of the table, in
 which team A's cards stand upright and team B's are turned half round.
@@ -236,9 +237,8 @@ def _middle_of(area_a: np.ndarray, area_b: np.ndarray) -> tuple[np.ndarray, floa
     from B's side to A's is the direction along which the areas lie farthest apart (the widest gap
     any straight middle line leaves between them; the line between their centres where they
     overlap). The line between their centres alone leans wherever the teams' cards lie off
-    each other along the table: on 138 held-out scenes with each team's area drawn around its
-    cards, its median turn was 24° off the table's at the middle, against 4° for the widest gap's
-    (forty-fifth session). Across, the middle is halfway between the areas' centres; along,
+    each other along the table (a median of 24° off the table's, against 4° for the widest gap's,
+    on held-out scenes). Across, the middle is halfway between the areas' centres; along,
     halfway across the gap between the areas (an area reaches out to the spread hands, so its
     centre says little about where the middle is)."""
     a, b = area_a.mean(axis=0), area_b.mean(axis=0)

@@ -16,8 +16,7 @@ were laid out, the turn card was drawn), so legality and dead ranks follow the g
 cards are remembered from the meld it was squared from. After a team's opening, a pile of a rank it
 has no meld of is no canasta: a canasta is squared from a meld on the table (seed 000 §Melds and
 canastas), which the camera sees first, while one card read alone (a misread index, a joker's
-corner) looks like a pile (held-out videos seeds 27–34: seven made-up cards each, 22 → 8 cards
-extra at the hand's end).
+corner) looks like a pile.
 """
 
 from __future__ import annotations
@@ -29,7 +28,14 @@ import numpy as np
 
 from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, Card
 from companion.hand import (
-    OTHER_TEAM, CanastaClosed, CardsAdded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn,
+    OTHER_TEAM,
+    CanastaClosed,
+    CardsAdded,
+    HandState,
+    MeldStarted,
+    Opened,
+    ThreesLaidOut,
+    TurnCardDrawn,
 )
 from companion.handlog import replay
 from companion.rulebook import value as rule_value
@@ -76,12 +82,9 @@ def table_parts(reading: TableReading) -> dict[tuple, object]:
 _NO_CHANGE = object()
 #: The tracker's waits (a part read smaller, an opening settling, a turn card read anew) are spans
 #: of the video, :attr:`TableTracker.wait_frames` frames, not counts of readings: a slower reader
-#: reads fewer of a camera's frames, and a wait of so many readings outlasts the turns of play. The
-#: app reads the demo hand every seventh frame on two cores (measured, thirty-second session), and
-#: with waits of twelve readings (84 frames) it left 21 of the demo's meld cards out at the hand's
-#: end, and 58 and 86 on the sixteen held-out hand videos read every sixth frame; with the waits as
-#: spans, 0, 1 and 1. Readings given without their frame number are taken to be this many frames
-#: apart (the app's fastest pace: at most 8 readings a second of 25 frames).
+#: reads fewer of a camera's frames, and a wait of so many readings outlasts the turns of play (the
+#: app on two cores reads about every seventh frame). Readings given without their frame number are
+#: taken to be this many frames apart (the app's fastest pace: at most 8 readings a second of 25 frames).
 READING_STEP = 3
 #: Frame steps between readings that the tracker judges the reader's pace by (their median).
 PACE_READINGS = 9
@@ -90,10 +93,9 @@ TURN_CARD_MOVE = 1.5
 #: Another code read in a box overlapping the turn card's first one by this much (IoU) is the turn
 #: card read otherwise, however long it was read right (:meth:`TableTracker._place_turn_card`).
 SAME_BOX = 0.5
-#: A spread hand's row shows at least this many cards (one card past the hand line is more likely a
+#: A spread hand's row shows at least this many cards: one card past the hand line is more likely a
 #: stray index of a meld whose other cards are hidden, and two such in rows of their own no likelier
-#: a spread: on eight new hand videos of the held-out decks, seeds 35–42, 77 → 85 of 131 events in
-#: order, twenty-ninth session).
+#: a spread.
 MIN_SPREAD_CARDS = 2
 
 
@@ -108,8 +110,7 @@ def _grows(key: tuple, old, new) -> bool:
     top card alone shows past an arm looks like one. Nor a team's threes: laid once and left, a
     three loses nothing by being reported after a wait (its event keeps the reading it was first
     read in), and one read for a moment is another card's index misread, or spread hands read as
-    threes (thirty-sixth session: the sixteen held-out hand videos read 3-4 fewer events that never
-    happened, seeds 38 and 42's made-up red threes among them, and none lost)."""
+    threes."""
     if key[1:2] == ("pile",) or key[1:] == ("threes",):
         return False
     if old is None or key[-1] == "hands":
@@ -138,11 +139,9 @@ class TableTracker:
     #: (a card hidden under an arm, or two indexes that did not pair for a while, change nothing).
     shrink_factor: int = 6
     #: A wait's span in video frames (see :data:`READING_STEP`); by default ``confirm ×
-    #: shrink_factor`` readings of every :data:`READING_STEP`-th frame, 36 frames, about 1.4 s. The
-    #: simulated hand videos play a card a second; a 12-frame wait follows their labelled boxes
-    #: better (11 of 12 videos with every event, against 7) but reads the detector's finds on the
-    #: sixteen held-out videos with 42 cards extra at the hands' ends against 17 (thirty-second
-    #: session), where a card read wrong for a second must not count.
+    #: shrink_factor`` readings of every :data:`READING_STEP`-th frame, 36 frames, about 1.4 s: long
+    #: enough that a card read wrong for a second does not count (a shorter wait follows labelled
+    #: boxes better but the detector's finds worse; docs/experiments.md, "Tracker waits").
     wait_frames: int | None = None
     state: HandState = field(default_factory=HandState)
     steady: dict[tuple, object] = field(default_factory=dict)
@@ -177,7 +176,7 @@ class TableTracker:
 
     @classmethod
     def following(cls, state: HandState, guessed: dict[tuple[str, str], tuple[str, ...]] | None = None
-                  ) -> "TableTracker":
+                  ) -> TableTracker:
         """A tracker taking up a hand it did not see start (the app reopened mid-hand).
 
         It learns what it would have learnt watching: which meld is each rank's (numbered as the
@@ -281,13 +280,11 @@ class TableTracker:
         one (the drawn turn card discarded, or its twin from the other deck on the discard pile).
         Another code read where it lies, while it has been read there for less than a wait
         (:meth:`_window` readings), is kept as a correction: :meth:`_events` then takes the change for
-        the same card read right, not for the card drawn (thirty-first session). So is another code
-        read in its very box (:data:`SAME_BOX`) however long it lay there: the turn card lies
-        sideways under the draw pile's last eight cards (seed 000 §Setting up), so taking it leaves
-        face-down cards where it showed, never another face (thirty-sixth session: the demo hand's
-        10♣ turn card, read as 6♣ in the same box once the 10♣ beside it on the discard pile was
-        covered, was reported drawn at frame 144–154 of 408 where it was drawn at 264, and at 40–45,
-        read every 4th, 6th, 7th or 9th frame, as the first steady turn card had no place yet)."""
+        the same card read right, not for the card drawn. So is another code read in its very box
+        (:data:`SAME_BOX`) however long it lay there: the turn card lies sideways under the draw
+        pile's last eight cards (seed 000 §Setting up), so taking it leaves face-down cards where it
+        showed, never another face (the demo hand's 10♣ turn card, read as 6♣ in the same box, was
+        otherwise reported drawn long before it was)."""
         steady = self.steady.get(("turn_card",))
         self._back_in_place = False
         if reading.turn_card is None:
@@ -378,8 +375,13 @@ class TableTracker:
                     events += self._meld(team, key[2], before.get(key) or (), value)
             for key, value in changed.items():
                 # squared from a meld the hand holds (see the module's docstring)
-                if key[0] == team and key[1] == "pile" and value is not None and (team, key[2]) not in self.pile_contents \
-                        and key[2] in self._meld_numbers[team]:
+                if (
+                    key[0] == team
+                    and key[1] == "pile"
+                    and value is not None
+                    and (team, key[2]) not in self.pile_contents
+                    and key[2] in self._meld_numbers[team]
+                ):
                     events += self._squared(team, key[2], value)
         return events
 
@@ -388,9 +390,7 @@ class TableTracker:
         not seen yet, or a meld read with more cards than ever. A meld read a card short for a wait
         and whole again for a moment, turn after turn (a small index read only now and then), or
         with one card read in another suit, is laid no further: counted as laid anew, two such
-        melds by turns held choice video seed 39's opening for six plays, which it swallowed
-        (thirty-seventh session: the sixteen held-out hand videos read every 6th frame, 188 -> 194
-        events in order)."""
+        melds by turns could hold a team's opening back for several plays, which it then swallowed."""
         more = False
         for key, value in changed.items():
             if key[0] != team or key[1] not in ("meld", "pile") or value is None:
@@ -414,9 +414,8 @@ class TableTracker:
         squared piles and melds of seven the table shows for a team not reported opened yet, or the
         turn card has been drawn, so the draw pile may have run out (seed 000 §When the draw pile
         runs out; the turn card lies under its last eight cards, §Setting up). Cards read past the
-        hand line before then are no spread hands: fresh hand video seed 46's team B laid its
-        opening under an arm, the columns' far cards read alone as a row past the hand line, and
-        the hand ended at its eighth event of twenty (thirty-seventh session). A special hand also
+        hand line before then are no spread hands (an opening laid under an arm leaves its columns'
+        far cards read alone as a row past the hand line). A special hand also
         ends the hand (seed 000 §Special hands); the tracker does not read one, and the players
         enter it at the hand's end."""
         if self.state.turn_card.drawn:
@@ -451,9 +450,8 @@ class TableTracker:
         meld after another), or at once from ``table`` when the hand is over (the steady table as it
         was before the hands showed). A canasta among them may already be squared: only its top
         card shows, the rest are taken to be like it. It also waits while one of the team's melds is
-        being squared (:meth:`_squaring`): the demo hand's team A squared its 9s a few readings after
-        laying them, the opening settled first with a "meld" of two 9s, and the canasta was then
-        reported as a play of its own (thirty-sixth session)."""
+        being squared (:meth:`_squaring`): a team that squares a meld a few readings after laying it
+        would otherwise open with part of it, and the canasta be reported as a play of its own."""
         if table is None:
             if self._frame - self._laid_at.get(team, self._frame) < self._window() or self._squaring(team):
                 return []
@@ -490,10 +488,8 @@ class TableTracker:
 
     def _meld(self, team: str, rank: str, old: tuple, new: tuple) -> list[TableEvent]:
         """The event of a meld read as ``new`` where it was ``old``. A meld of a natural rank starts
-        once three of its cards are read (seed 000 §Melds and canastas: three cards at least): held-out
-        video seed 31's joker corners read as Q♣ and Q♠ made a "meld" of two queens for the rest of
-        the hand (thirty-sixth session: the held-out videos' melds 9 → 7 and 12 → 10 cards extra at
-        the hands' ends read every 3rd / 6th frame, no event lost). Two wild cards still start one:
+        once three of its cards are read (seed 000 §Melds and canastas: three cards at least), so two
+        misread corners (a joker's read as Q♣ and Q♠) make no meld. Two wild cards still start one:
         jokers read poorly (held-out video seed 28 started its wild-card meld as two jokers), and a
         meld held back would not show at all, where one of two shows the players an illegal meld."""
         numbers = self._meld_numbers[team]
@@ -509,7 +505,11 @@ class TableTracker:
         cards = tuple(Card.parse(code) for code in added)
         if rank not in numbers:
             numbers[rank] = len(self.state.teams[team].melds)
-            return [self._apply(MeldStarted(team, cards), TableEvent("meld", team, rank, added, frame=self._played(team, rank)))]
+            return [
+                self._apply(
+                    MeldStarted(team, cards), TableEvent("meld", team, rank, added, frame=self._played(team, rank))
+                )
+            ]
         # A canasta once the hand's meld reaches seven (the reading may show fewer: an arm, a lone index).
         kind = "canasta" if len(old) < CANASTA_SIZE <= len(old) + len(added) else "added_to_meld"
         return [self._apply(CardsAdded(team, numbers[rank], cards),
@@ -518,11 +518,9 @@ class TableTracker:
     def _within_the_pack(self, laid: dict[str, tuple[str, ...]], piles: set[str]) -> None:
         """An opening's melds (rank -> codes, changed in place) with each code read more often than
         the pack holds, counting what both teams have laid, read as its rank in a suit the pack still
-        has (choice video seed 35 opened with three 10♠). :meth:`_added` drops such a code instead,
-        and a card laid later counts once it is read right; dropping them in an opening too lost
-        cards (thirty-seventh session: held-out seeds 27–34, 2 events fewer in order and cards
-        missing at the hands' ends 1 → 3, where the newer videos gained 3–4 events). The cards of its squared
-        canastas are guesses that already keep to the pack."""
+        has (an opening read as three 10♠). :meth:`_added` drops such a code instead, and a card laid
+        later counts once it is read right; dropping them in an opening too loses cards. The cards
+        of its squared canastas are guesses that already keep to the pack."""
         used = self._laid() + Counter(code for rank in piles for code in laid.get(rank, ()))
         for rank, codes in laid.items():
             if rank not in piles:
@@ -542,13 +540,9 @@ class TableTracker:
         8s a canasta of seven where six were laid), or another card misread (held-out video seed
         35, a J♣ already counted read again as a third J♠). A card laid is added once it is read as
         a card the pack still has; a card read twice, counted as another of its rank, would stay
-        for the whole hand (thirty-seventh session: the 24 hand videos read every 3rd / 6th frame,
-        274 -> 277 and 277 -> 283 events in order, melds' cards extra at the hands' ends 44 -> 40
-        and 58 -> 54; until then such a code counted as a card of its rank in a suit the pack had).
-        In Modern American a meld never grows past seven (seed 000 §Melds and canastas; the classic
-        variant's may, seed 001): a card more read in one is a card counted twice, and is left out
-        rather than flagged to the players as joining a finished canasta (held-out videos, melds'
-        cards extra at the hand's end 11 → 9 and 8 → 6)."""
+        for the whole hand. In Modern American a meld never grows past seven (seed 000 §Melds and
+        canastas; the classic variant's may, seed 001): a card more read in one is a card counted
+        twice, and is left out rather than flagged to the players as joining a finished canasta."""
         used = self._laid() - Counter(code for codes in self.guessed.values() for code in codes)
         added = _in_the_pack(sorted((Counter(new) - Counter(old)).elements()), used)[0]
         if self._most_in_a_meld is not None:
@@ -614,11 +608,9 @@ class TableTracker:
         hand state is played again from its events without the draw, which also gives back what the
         draw decided (bonus cards of a later opening, spread hands able to end the hand, see
         :meth:`_may_end`); a draw the players entered themselves stays. The correction is returned
-        as a ``turn_card_back`` event, so the app shows the hand afresh, but is not logged.
-        (Thirty-eighth session: filmed with the table held still three seconds after each play,
-        confirm video seed 51's turn card went unread for 57 frames early in the hand and was
-        reported drawn; 840 frames later two of a team's cards read past its hand line "ended" the
-        hand, and the eleven plays after them were lost.)"""
+        as a ``turn_card_back`` event, so the app shows the hand afresh, but is not logged. (A turn
+        card unread for a few seconds early in a hand was otherwise reported drawn, and two cards
+        read past a hand line later "ended" the hand and lost the plays after them.)"""
         drawn, reported, _ = self._drawn
         self.state = replay([event for event in self.state.events if event is not drawn],
                             HandState(self.state.scores, self.state.rules, self.state.variant.name))

@@ -70,7 +70,7 @@ def check_exists(path: Path, error=None) -> Path:
 
 
 def load_onnx_session(path: Path, threads: int | None = None, error=None):
-    """An ONNX Runtime session on the CPU, or a :class:`WeightsError` if the file is missing or not a
+    """An ONNX Runtime InferenceSession on the CPU, or a :class:`WeightsError` if the file is missing or not a
     model: ``error(path, problem)`` makes it (default :func:`weights_error`, the detector's rebuild hint)."""
     import onnxruntime as ort
 
@@ -79,7 +79,7 @@ def load_onnx_session(path: Path, threads: int | None = None, error=None):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or os.cpu_count() or 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # The detector's and the classifier's sessions run one after the other on each frame, beside the
+    # The detector's and the classifier's networks run one after the other on each frame, beside the
     # camera and the window: threads left spinning between runs would take their cores.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
@@ -100,7 +100,8 @@ class OpenVinoModel:
         """``precision``: ``"f32"`` or ``"bf16"`` to choose rather than let OpenVINO pick.
         ``images``: the model is called with (1, H, W, 3) 8-bit BGR images, which OpenVINO turns into
         the network's (1, 3, H, W) float RGB in [0, 1] as it runs (a detector's input, see
-        :func:`vision.reader.detector.letterbox`), the same numbers as :func:`vision.reader.detector.to_tensor` makes."""
+        :func:`vision.reader.detector.letterbox`), the same numbers as :func:`vision.reader.detector.to_tensor`
+        makes."""
         error = error or weights_error
         path = check_exists(path, error)
         config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": threads or os.cpu_count() or 1}

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterator
 
 import cv2
 
+from vision.reader.classes import CLASS_NAMES
 from vision.synth.atlas import FaceAtlas
 from vision.synth.augment import photograph
-from vision.reader.classes import CLASS_NAMES
 from vision.synth.render import render_scene
 from vision.synth.scenes import SPLITS, build_scene, scene_seed
 

@@ -62,7 +62,7 @@ class DrawnStyle:
     court_fill: str = "none"  #: the court panel's ground
     #: The joker's corner index: its letters, or a star (:data:`JOKER_STARS`) as many decks print
     joker_star: str | None = None
-    # The third generation's looks (twenty-fourth session; the defaults draw the decks as before):
+    # The third generation's looks (the defaults draw the first two generations' decks as they were):
     squeeze: float = 1.0  #: the index letters' width against their typeface's (under 1: condensed, as Dondorf's)
     outline: float = 0.0  #: a line round the index letters, as a share of their size (Tango's are outlined)
     #: How far an outlined letter's inside is lightened towards the paper (0: all ink). Never hollow:
@@ -104,18 +104,17 @@ DRAWN_STYLES = (
 )
 
 #: How many decks :func:`random_styles` draws for the atlas, and from which seed. The first
-#: :data:`FIRST_RANDOM_DECKS` (fourth session) draw on :data:`_FONTS` and :data:`_SUIT_FONTS` only; the
-#: rest (ninth session) also on :data:`_MORE_FONTS` and :data:`_MORE_SUIT_FONTS`. The first ones stay
+#: :data:`FIRST_RANDOM_DECKS` (the first generation) draw on :data:`_FONTS` and :data:`_SUIT_FONTS` only;
+#: the rest (the second) also on :data:`_MORE_FONTS` and :data:`_MORE_SUIT_FONTS`. The first ones stay
 #: what they were, so the older scene sets can be remade.
 RANDOM_DECKS = 64
 FIRST_RANDOM_DECKS = 32
-#: Decks from this number on (twenty-fourth session) also draw the looks the first sixty-four lack and
+#: Decks from this number on (the third generation) also draw the looks the first sixty-four lack and
 #: the held-out decks have: condensed and outlined letters, court figures and frames close by the index,
 #: shaded paper, crowded pips, an upright bottom index. The atlas draws them only when asked
-#: (``python -m vision faces --random-decks 96``): trained on, they did not help the classifier on the
-#: held-out decks, nor a detector run whose loss was still rounded in bfloat16 (models/TRAINING_LOG.md,
-#: "Twenty-fourth session"), so the default atlas, and the shipped recipe's scenes, stay those of the
-#: first sixty-four.
+#: (``python -m vision faces --random-decks 96``): trained on, they did not help on the held-out decks
+#: (docs/experiments.md, "Third-generation decks"), so the default atlas, and the shipped recipe's
+#: scenes, stay those of the first sixty-four.
 THIRD_RANDOM_DECKS = 64
 RANDOM_SEED = 2026
 
@@ -126,8 +125,8 @@ _FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", "DejaVu Serif 
           "C059", "P052", "Z003", "Liberation Sans", "Liberation Serif", "Liberation Mono", "FreeSans",
           "FreeSerif", "FreeMono")
 _SUIT_FONTS = ("DejaVu Sans", "DejaVu Serif", "FreeSerif", "FreeSans", "Liberation Sans")
-# The text faces of the font packages run.sh added in the seventh and eighth sessions: condensed and
-# light ones (the held-out Dondorfs letter their indexes thin and narrow), slab, mono and old-style.
+# The text faces of run.sh's further font packages: condensed and light ones (the held-out
+# Dondorfs letter their indexes thin and narrow), slab, mono and old-style.
 _MORE_FONTS = ("Open Sans Condensed", "Roboto Condensed", "PT Sans Narrow", "Yanone Kaffeesatz", "Bebas Neue",
                "CMU Sans Serif Demi Condensed", "Oldania ADF Std", "Jura", "Dosis", "League Spartan", "Quicksand",
                "Comfortaa", "EB Garamond", "Vollkorn", "Old Standard TT", "Linux Libertine O", "Linux Biolinum O",
@@ -144,7 +143,7 @@ _MORE_SUIT_FONTS = ("Symbola", "STIXGeneral", "Linux Libertine O", "Linux Biolin
                     "Tinos", "Cousine", "Fira Code", "Nimbus Sans", "Nimbus Roman", "URW Bookman", "C059")
 
 
-#: The joker corners a random deck may print instead of its letters (sixteenth session): a star
+#: The joker corners a random deck may print instead of its letters: a star
 #: plain, ringed by a circle, or knocked out of a disc, as five of the named training decks print
 #: theirs; half the random decks do. Drawn from a generator of each deck's own, so the decks are
 #: otherwise what they were: a scene set made before remade now differs in those decks' jokers alone.
@@ -156,8 +155,8 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
     colours, named ``project-random-NN``: the same seed gives the same decks.
 
     Every real deck the app will meet prints a rank and a suit in a corner, but in its own letters,
-    sizes and inks; a detector trained on a few dozen designs learns those designs (the third
-    session measured it: the training decks' score rose while the held-out decks' stayed). Many
+    sizes and inks; a detector trained on a few dozen designs learns those designs (the training
+    decks' score rose while the held-out decks' stayed; models/TRAINING_LOG.md). Many
     random designs make the corner index, not a deck, the thing to learn.
     """
     rng = random.Random(seed)
@@ -168,19 +167,31 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
         hue = rng.random()
         frame = _colour(hue, rng.uniform(0.4, 0.9), rng.uniform(0.2, 0.5))
         paper = _colour(rng.uniform(0.05, 0.2), rng.uniform(0.0, 0.08), rng.uniform(0.88, 1.0))
-        styles.append(DrawnStyle(
-            f"project-random-{number:02d}", rng.choice(fonts), rng.choice(("normal", "normal", "bold")),
-            paper, frame, rng.uniform(0.75, 1.25), (frame, _colour(hue, rng.uniform(0.1, 0.5), rng.uniform(0.75, 0.95))),
-            red=_colour(rng.uniform(-0.03, 0.04) % 1.0, rng.uniform(0.75, 1.0), rng.uniform(0.55, 0.85)),
-            black=_colour(rng.random(), rng.uniform(0.0, 0.5), rng.uniform(0.0, 0.2)),
-            inset=rng.uniform(0.7, 1.3), suit_scale=rng.uniform(0.7, 1.3), four_corners=rng.random() < 0.3,
-            italic=rng.random() < 0.15, line_gap=rng.uniform(0.4, 0.6),
-            suit_font=rng.choice((None,) + suit_fonts), index_top=rng.uniform(0.025, 0.07),
-            pip_scale=rng.uniform(0.75, 1.0), border=_colour(rng.random(), rng.uniform(0, 0.6), rng.uniform(0.2, 0.7)),
-            border_width=rng.choice((1.0, 1.0, 2.0, 3.0)),
-            court_fill=rng.choice(("none", "none", _colour(hue, rng.uniform(0.1, 0.4), rng.uniform(0.8, 0.97)))),
-            joker_star=_joker_star(seed, number),
-        ))
+        styles.append(
+            DrawnStyle(
+                f"project-random-{number:02d}",
+                rng.choice(fonts),
+                rng.choice(("normal", "normal", "bold")),
+                paper,
+                frame,
+                rng.uniform(0.75, 1.25),
+                (frame, _colour(hue, rng.uniform(0.1, 0.5), rng.uniform(0.75, 0.95))),
+                red=_colour(rng.uniform(-0.03, 0.04) % 1.0, rng.uniform(0.75, 1.0), rng.uniform(0.55, 0.85)),
+                black=_colour(rng.random(), rng.uniform(0.0, 0.5), rng.uniform(0.0, 0.2)),
+                inset=rng.uniform(0.7, 1.3),
+                suit_scale=rng.uniform(0.7, 1.3),
+                four_corners=rng.random() < 0.3,
+                italic=rng.random() < 0.15,
+                line_gap=rng.uniform(0.4, 0.6),
+                suit_font=rng.choice((None,) + suit_fonts),
+                index_top=rng.uniform(0.025, 0.07),
+                pip_scale=rng.uniform(0.75, 1.0),
+                border=_colour(rng.random(), rng.uniform(0, 0.6), rng.uniform(0.2, 0.7)),
+                border_width=rng.choice((1.0, 1.0, 2.0, 3.0)),
+                court_fill=rng.choice(("none", "none", _colour(hue, rng.uniform(0.1, 0.4), rng.uniform(0.8, 0.97)))),
+                joker_star=_joker_star(seed, number),
+            )
+        )
         if number >= THIRD_RANDOM_DECKS:
             styles[-1] = _third_generation(styles[-1], random.Random(f"{seed}-third-{number}"))
     return tuple(styles)
@@ -207,7 +218,9 @@ def _third_generation(style: DrawnStyle, rng: random.Random) -> DrawnStyle:
         outline=rng.uniform(0.03, 0.07) if outlined else 0.0,
         outline_tint=rng.choice((0.0, rng.uniform(0.2, 0.4))) if outlined else 0.0,
         court_art=rng.random() < 0.7,
-        inner_frame=_colour(rng.random(), rng.uniform(0.3, 0.8), rng.uniform(0.3, 0.7)) if rng.random() < 0.35 else None,
+        inner_frame=_colour(rng.random(), rng.uniform(0.3, 0.8), rng.uniform(0.3, 0.7))
+        if rng.random() < 0.35
+        else None,
         paper_edge=paper_edge,
         pip_spread=rng.uniform(1.0, 1.15),
         pip_scale=rng.uniform(0.8, 1.2),
@@ -419,8 +432,9 @@ def _court_figure(style: DrawnStyle, code: str, glyph: str, colour: str) -> str:
     shoulders, waist = head_y + 1.3 * head_r, mid - 0.02 * CARD_H
     parts = [
         # a crown or hat, then the head
-        f'<polygon points="{cx - head_r:.1f},{head_y - 0.6 * head_r:.1f} {cx - 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} '
-        f'{cx:.1f},{head_y - 1.1 * head_r:.1f} {cx + 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} '
+        f'<polygon points="{cx - head_r:.1f},{head_y - 0.6 * head_r:.1f} '
+        f'{cx - 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} '
+        f"{cx:.1f},{head_y - 1.1 * head_r:.1f} {cx + 0.7 * head_r:.1f},{head_y - 1.7 * head_r:.1f} "
         f'{cx + head_r:.1f},{head_y - 0.6 * head_r:.1f}" fill="{rng.choice(inks[3:])}" stroke="{style.black}" '
         'stroke-width="1"/>',
         f'<circle cx="{cx:.1f}" cy="{head_y:.1f}" r="{head_r:.1f}" fill="{rng.choice(_SKIN)}" '
@@ -440,10 +454,12 @@ def _court_figure(style: DrawnStyle, code: str, glyph: str, colour: str) -> str:
     parts.append(_text(style, left + rng.uniform(0.25, 0.75) * full, (shoulders + waist) / 2, 0.07 * CARD_H,
                        colour, glyph))
     half = "".join(parts)
-    return (f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{CARD_H - 2 * y0:.1f}" '
-            f'fill="none" stroke="{style.frame}" stroke-width="2"/>'
-            f'<line x1="{x0:.1f}" y1="{mid:.1f}" x2="{x1:.1f}" y2="{mid:.1f}" stroke="{style.frame}" stroke-width="1.5"/>'
-            f'{half}<g transform="rotate(180 {cx:.1f} {mid:.1f})">{half}</g>')
+    return (
+        f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{CARD_H - 2 * y0:.1f}" '
+        f'fill="none" stroke="{style.frame}" stroke-width="2"/>'
+        f'<line x1="{x0:.1f}" y1="{mid:.1f}" x2="{x1:.1f}" y2="{mid:.1f}" stroke="{style.frame}" stroke-width="1.5"/>'
+        f'{half}<g transform="rotate(180 {cx:.1f} {mid:.1f})">{half}</g>'
+    )
 
 
 def _star_points(x: float, y: float, radius: float) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -56,7 +56,9 @@ def build_atlas(decks: list[DeckSource], atlas_dir: Path, card_height: int,
         if unreadable:
             index["rejected"][deck.deck_id] = f"no corner index found on {', '.join(unreadable)}"
         elif uneven:
-            index["rejected"][deck.deck_id] = f"indexes measured in other corners than the rest of the deck on {', '.join(uneven)}"
+            index["rejected"][deck.deck_id] = (
+                f"indexes measured in other corners than the rest of the deck on {', '.join(uneven)}"
+            )
         else:
             index["decks"][deck.deck_id] = {"split": "test" if deck.held_out else "train"}
         on_deck_done(deck.deck_id)
@@ -90,7 +92,9 @@ def render_deck(deck: DeckSource, deck_dir: Path, card_height: int) -> dict:
     deck_dir.mkdir(parents=True, exist_ok=True)
     faces = {}
     for code in card_codes():
-        faces[code] = _face_entry(code, _render_element(renderer, deck.element_id(code), size), saved_size, deck_dir, code)
+        faces[code] = _face_entry(
+            code, _render_element(renderer, deck.element_id(code), size), saved_size, deck_dir, code
+        )
     jokers = [j for j in deck.joker_element_ids if _element_has_aspect(renderer, j, aspect)]
     for number, element in enumerate(jokers, start=1):
         entry = _face_entry("JK", _render_element(renderer, element, size), saved_size, deck_dir, f"JK-{number}")

@@ -8,15 +8,9 @@ round it, then blurs and shrinks it to a camera's few pixels.
 
 ``run.sh`` installs Debian's DejaVu, URW base35, Liberation and FreeFont families and 57 more font
 packages for these crops: 581 files with every rank's characters, 115 of them with the suit
-symbols, counting weights and italics. Each new set moved the held-out decks' mAP50 (same
-detector, classifier continued 45 or 60 min with crops drawn in them): the seventh session's 26
-packages (condensed, old-style, rounded and slab letters; 81 -> 294 files) 0.448 -> 0.454, the
-eighth's 31 (monospaced, geometric, humanist and Greek-cut letters; 294 -> 581 files) 0.464 ->
-0.472 (both read through two windows). Tried in the eighth session and not kept, as one run against
-that one: four suits in ten drawn from their parts (lobes, points and stems in random proportions),
-the scenes' shake and defocus blur, typefaces drawn family first and TeX's Latin Modern and TeX
-Gyre files together lost 2 points of held-out crops named right (54.7 % against 56.8 %) and mAP50
-0.463 against 0.472 (the code is in commit 8224008).
+symbols, counting weights and italics. Each new set of typefaces lifted the held-out decks' mAP50;
+suits drawn from their parts, the scenes' blur and TeX's typefaces, tried together, did not, and
+were dropped (commit 8224008 holds that code; docs/experiments.md, "Drawn index crops").
 
 Each sample is a context crop framed exactly as :func:`vision.model.index_crops.scene_crops` frames a
 labelled index (a square :data:`~vision.reader.index_classifier.WINDOW` × 2 times the index box's longer
@@ -39,8 +33,7 @@ FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 #: The share of drawn jokers whose index is a star (:func:`_star_ink`) rather than letters.
 JOKER_STAR_SHARE = 0.5
-#: What the drawing makes, for ``--crops-cache``: 2 since jokers are drawn with stars too (sixteenth
-#: session); 1 before.
+#: What the drawing makes, for ``--crops-cache``: 2 since jokers are drawn with stars too; 1 before.
 DRAWING = 2
 #: Drawing scale: the index box's longer side is about this many pixels before it is shrunk.
 DRAW_SIDE = 96

@@ -40,7 +40,9 @@ class IndexView:
         return (max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1))
 
 
-def id_map(image_size: tuple[int, int], card_quads: list[np.ndarray | None], occluder_polygons: list[np.ndarray]) -> np.ndarray:
+def id_map(
+    image_size: tuple[int, int], card_quads: list[np.ndarray | None], occluder_polygons: list[np.ndarray]
+) -> np.ndarray:
     """Which card (its position in ``card_quads``) each pixel shows; -1 for table, a large id for occluders."""
     width, height = image_size
     owners = np.full((height, width), -1, np.int16)
@@ -78,7 +80,9 @@ def index_views(owners: np.ndarray, number: int, face_to_image: np.ndarray,
         polygon = cv2.perspectiveTransform(corners, face_to_image)[0]
         visible = visible_fraction(owners, polygon, number)
         side = min(np.ptp(polygon[:, 0]), np.ptp(polygon[:, 1]))
-        views.append(IndexView(corner, polygon, visible, bool(visible >= MIN_VISIBLE_FRACTION and side >= MIN_INDEX_PX)))
+        views.append(
+            IndexView(corner, polygon, visible, bool(visible >= MIN_VISIBLE_FRACTION and side >= MIN_INDEX_PX))
+        )
     return views
 
 

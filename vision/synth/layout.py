@@ -132,16 +132,22 @@ def _team_side(state: TableState, team: str, rng: random.Random, aspect: float, 
     hand_y = top + 1.0 + style.overlap * 6 + 0.5
     for number, hand in enumerate(side.hands):
         start = (-1 if number == 0 else 0.5) * max(3.0, aspect * 0.4 * len(hand) + 1)
-        cards += _row(hand, Group(team, "hand", number), start, hand_y + rng.uniform(-0.2, 0.2), aspect * 0.42, rng, style)
+        cards += _row(
+            hand, Group(team, "hand", number), start, hand_y + rng.uniform(-0.2, 0.2), aspect * 0.42, rng, style
+        )
     return cards
 
 
-def _column(codes: list[str], group: Group, x: float, top: float, rng: random.Random, style: LayoutStyle) -> list[PlacedCard]:
+def _column(
+    codes: list[str], group: Group, x: float, top: float, rng: random.Random, style: LayoutStyle
+) -> list[PlacedCard]:
     return [PlacedCard(code, group, *_jitter(rng, style, x, top + i * style.overlap, 0.0))
             for i, code in enumerate(codes)]
 
 
-def _fan(codes: list[str], group: Group, x: float, top: float, rng: random.Random, style: LayoutStyle) -> list[PlacedCard]:
+def _fan(
+    codes: list[str], group: Group, x: float, top: float, rng: random.Random, style: LayoutStyle
+) -> list[PlacedCard]:
     """Cards fanned from a pivot below them, each turned a little further than the one under it."""
     spread = rng.uniform(0.14, 0.22)
     pivot_y = top + 1.6
@@ -154,11 +160,15 @@ def _fan(codes: list[str], group: Group, x: float, top: float, rng: random.Rando
     return cards
 
 
-def _row(codes: list[str], group: Group, x: float, y: float, step: float, rng: random.Random, style: LayoutStyle) -> list[PlacedCard]:
+def _row(
+    codes: list[str], group: Group, x: float, y: float, step: float, rng: random.Random, style: LayoutStyle
+) -> list[PlacedCard]:
     return [PlacedCard(code, group, *_jitter(rng, style, x + i * step, y, 0.0)) for i, code in enumerate(codes)]
 
 
-def _canasta_pile(meld: list[str], group: Group, x: float, y: float, rng: random.Random, style: LayoutStyle) -> list[PlacedCard]:
+def _canasta_pile(
+    meld: list[str], group: Group, x: float, y: float, rng: random.Random, style: LayoutStyle
+) -> list[PlacedCard]:
     """Seven cards squared: the others below, the telling card on top (red natural, black mixed)."""
     top = _telling_card(meld)
     under = list(meld)

@@ -63,8 +63,10 @@ def _arm(rng: random.Random, image_size: tuple[int, int], card_height_px: float)
     wrist = target - direction * hand_len * 0.5
     skin, sleeve = rng.choice(_SKIN_TONES), rng.choice(_SLEEVES)
     arm_radius = hand_len * 0.36
-    shapes = [Shape(_capsule(start - direction * hand_len, wrist - direction * hand_len * 0.4, arm_radius * 1.15), sleeve),
-              Shape(_capsule(wrist - direction * hand_len * 0.6, wrist, arm_radius), skin)]
+    shapes = [
+        Shape(_capsule(start - direction * hand_len, wrist - direction * hand_len * 0.4, arm_radius * 1.15), sleeve),
+        Shape(_capsule(wrist - direction * hand_len * 0.6, wrist, arm_radius), skin),
+    ]
     angle = math.atan2(direction[1], direction[0])
     palm = wrist + direction * hand_len * 0.25
     shapes.append(Shape(_ellipse(palm, (hand_len * 0.3, hand_len * 0.26), angle), skin))
@@ -74,7 +76,9 @@ def _arm(rng: random.Random, image_size: tuple[int, int], card_height_px: float)
         curl = rng.uniform(0.25, 0.45)
         shapes.append(Shape(_capsule(base, base + direction * hand_len * curl, hand_len * 0.05, 6), skin))
     thumb_base = palm - normal * hand_len * 0.2
-    shapes.append(Shape(_capsule(thumb_base, thumb_base + (direction - normal) * hand_len * 0.2, hand_len * 0.06, 6), skin))
+    shapes.append(
+        Shape(_capsule(thumb_base, thumb_base + (direction - normal) * hand_len * 0.2, hand_len * 0.06, 6), skin)
+    )
     return shapes
 
 

@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from vision.synth.atlas import FaceAtlas
-from vision.synth.surfaces import KINDS, TILE, TILE_SPAN, VARIANTS_PER_KIND, surface_tile
 from vision.synth.scenes import Scene, SceneCard
+from vision.synth.surfaces import KINDS, TILE, TILE_SPAN, VARIANTS_PER_KIND, surface_tile
 
 
 def render_scene(scene: Scene, atlas: FaceAtlas) -> np.ndarray:
@@ -88,11 +88,15 @@ def _plain_back(card_size: tuple[int, int]) -> np.ndarray:
     width, height = card_size
     back = np.zeros((height, width, 4), np.uint8)
     cv2.rectangle(back, (0, 0), (width - 1, height - 1), (150, 60, 30, 255), -1)
-    cv2.rectangle(back, (width // 12, width // 12), (width - width // 12, height - width // 12), (230, 230, 230, 255), 3)
+    cv2.rectangle(
+        back, (width // 12, width // 12), (width - width // 12, height - width // 12), (230, 230, 230, 255), 3
+    )
     return back
 
 
-def _paint_card(image: np.ndarray, card: SceneCard, pyramid: _FacePyramid, card_height_px: float, rng: random.Random) -> None:
+def _paint_card(
+    image: np.ndarray, card: SceneCard, pyramid: _FacePyramid, card_height_px: float, rng: random.Random
+) -> None:
     height, width = image.shape[:2]
     x0, y0 = np.floor(card.quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(card.quad.max(axis=0)).astype(int) + 1

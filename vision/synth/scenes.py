@@ -14,12 +14,12 @@ import cv2
 import numpy as np
 
 from companion.handfile import score_report
+from vision.reader.classes import class_id
 from vision.synth.atlas import FaceAtlas
 from vision.synth.camera import Camera, random_camera
-from vision.reader.classes import class_id
 from vision.synth.labels import IndexView, id_map, index_views, yolo_line
-from vision.synth.occluders import Shape, random_occluders
 from vision.synth.layout import LayoutStyle, PlacedCard, lay_out, random_style
+from vision.synth.occluders import Shape, random_occluders
 from vision.synth.table_state import TableState, random_table
 
 SPLITS = ("train", "val", "test")

@@ -27,7 +27,9 @@ def surface_tile(kind: str, variant: int) -> np.ndarray:
 def _noise(rng: np.random.Generator, scale: float) -> np.ndarray:
     """Smooth random field in [-1, 1] whose features are about ``scale`` pixels big."""
     cells = max(2, int(TILE / scale))
-    field = cv2.resize(rng.standard_normal((cells, cells)).astype(np.float32), (TILE, TILE), interpolation=cv2.INTER_CUBIC)
+    field = cv2.resize(
+        rng.standard_normal((cells, cells)).astype(np.float32), (TILE, TILE), interpolation=cv2.INTER_CUBIC
+    )
     return np.clip(field / 2.5, -1, 1)
 
 
@@ -46,7 +48,9 @@ def _wood(rng: np.random.Generator) -> np.ndarray:
     base = np.array([rng.uniform(30, 90), rng.uniform(70, 120), rng.uniform(120, 190)], np.float32)
     y = np.linspace(0, rng.uniform(20, 45), TILE, dtype=np.float32)[:, None]
     warp = 3 * _noise(rng, 120)
-    grain = np.sin(y + warp) * 0.12 + 0.05 * _noise(rng, 8) + 0.03 * rng.standard_normal((TILE, TILE)).astype(np.float32)
+    grain = (
+        np.sin(y + warp) * 0.12 + 0.05 * _noise(rng, 8) + 0.03 * rng.standard_normal((TILE, TILE)).astype(np.float32)
+    )
     planks = (np.floor(np.linspace(0, rng.integers(3, 6), TILE))[:, None] % 2) * rng.uniform(-0.1, 0.1)
     return _tint(base, grain + planks)
 

@@ -18,7 +18,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from companion.cards import COPIES_PER_CARD, Card, JOKER, JOKERS_IN_PACK, NATURAL_RANKS, SUITS
+from companion.cards import COPIES_PER_CARD, JOKER, JOKERS_IN_PACK, NATURAL_RANKS, SUITS, Card
 from companion.legality import opening_minimum
 
 TEAMS = ("A", "B")

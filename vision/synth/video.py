@@ -17,22 +17,21 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv2
-
 import numpy as np
 
 from companion.cards import Card
-from companion.legality import opening_minimum
 from companion.hand import CardsAdded, HandEnded, HandState, MeldStarted, Opened, ThreesLaidOut, TurnCardDrawn, WentOut
 from companion.hand import Event as HandEvent
+from companion.legality import opening_minimum
+from vision.reader.team_areas import TABLE_SETUP_FILE, TableSetup, in_picture
 from vision.synth.atlas import FaceAtlas
 from vision.synth.augment import photograph
 from vision.synth.camera import random_camera
+from vision.synth.layout import random_style
 from vision.synth.occluders import random_occluders
 from vision.synth.render import render_scene
-from vision.synth.layout import random_style
 from vision.synth.scenes import build_scene
 from vision.synth.table_state import TEAMS, TableState, TeamTable, random_table
-from vision.reader.team_areas import TABLE_SETUP_FILE, TableSetup, in_picture
 
 #: Each event is filmed as a few stills (an arm reaching in, then a clear view), each held for a
 #: third of a second at a webcam's frame rate, with fresh sensor noise in every frame.

@@ -1,4 +1,5 @@
-"""Canasta Companion's game core: pure Python, no Qt, OpenCV or torch (a test enforces it).
+"""Canasta Companion's game core: pure Python, no Qt, OpenCV or torch (an import-linter contract in
+pyproject.toml enforces it).
 
 The names a reader who knows the game expects:
 

@@ -22,7 +22,7 @@ DEBIAN_PACKAGES=(
 TRAINING_PACKAGES=(
   kdegames-card-data-kf5 gnome-cards-data   # real card-deck artwork (SVG) for the synthetic scenes
   fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf   # typefaces of the project's other drawn decks
-  # more typefaces for the index crops the classifier learns from (vision/index_glyphs.py): condensed,
+  # more typefaces for the index crops the classifier learns from (vision/synth/index_glyphs.py): condensed,
   # old-style, rounded and slab letters like those of decks it has never seen
   fonts-paratype fonts-yanone-kaffeesatz fonts-adf-gillius fonts-adf-universalis fonts-adf-romande
   fonts-adf-tribun fonts-adf-baskervald fonts-linuxlibertine fonts-ebgaramond fonts-lato fonts-cantarell

@@ -2,7 +2,7 @@
 
     python bench/bench_classifier_training.py [--batches 12] [--repeats 3]
 
-Each configuration runs :func:`vision.index_net.train_classifier` itself (augmentation, forward,
+Each configuration runs :func:`vision.model.index_training.train_classifier` itself (augmentation, forward,
 backward, the optimiser's step and the final save) for ``--batches`` batches of 256 crops,
 ``--repeats`` times, on random crop contexts (speed does not depend on what the crops show), and
 prints the median milliseconds a batch and bfloat16's speed-up over float32 measured in the same run.
@@ -23,8 +23,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.index_classifier import BACKGROUND, CONTEXT  # noqa: E402
-from vision.index_net import bf16_is_fast, train_classifier  # noqa: E402
+from vision.model.index_training import bf16_is_fast, train_classifier  # noqa: E402
+from vision.reader.index_classifier import BACKGROUND, CONTEXT  # noqa: E402
 
 BATCH = 256
 

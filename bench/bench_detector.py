@@ -8,15 +8,15 @@ export; the int8 models beside it (``.int8.xml``, ``.int8.onnx``) are timed wher
 
 Prints a Markdown table of median milliseconds and each backend's speed-up over stock predict.
 Every backend, stock predict too, runs the network on the frame scaled to ``--input-width`` (by
-default the width the app reads a 1080p frame at, ``vision.detector.input_widths_for(1920)``), so the
-ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (until the
-twenty-fifth session stock predict ran on one, ultralytics' choice on a two-core machine). Every
+default the width the app reads a 1080p frame at, ``vision.reader.detector.input_widths_for(1920)``), so the
+ratio compares the pipelines, not two resolutions, and on ``--threads`` threads each (stock
+predict too, where ultralytics would take one on a two-core machine). Every
 one keeps finds down to ``--conf`` (by default where the table reader's detector cuts,
-``vision.reading.READING_THRESHOLD`` times ``COLUMN_SHARE``: the weak finds that continue meld
-columns are read too, since the thirty-fourth session, once by the classifier: ``reread_from``), and the two-stage
+``vision.reader.reading.READING_THRESHOLD`` times ``COLUMN_SHARE``: the weak finds that continue meld
+columns are read too, once by the classifier: ``reread_from``), and the two-stage
 detectors name them as the table reader does (by score): a lower threshold gives the classifier
 more finds to read. Below the table, the app's path on the same frame shrunk to 1280×720, which it
-reads at two widths and joins (``vision.detector.NARROW_FRAME_WIDTHS``).
+reads at two widths and joins (``vision.reader.detector.NARROW_FRAME_WIDTHS``).
 """
 
 from __future__ import annotations
@@ -33,18 +33,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
-from vision.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
-from vision.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
-from vision.train import keep_threads  # noqa: E402
-from vision.weights import DEFAULT_WEIGHTS, OPENVINO_INT8, default_weights  # noqa: E402
+from vision.model.train import keep_threads  # noqa: E402
+from vision.reader.detector import NARROW_FRAME_WIDTHS, CardDetector, input_widths_for  # noqa: E402
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
+from vision.reader.weights import DEFAULT_WEIGHTS, OPENVINO_INT8, default_weights  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR  # noqa: E402
 
 
 def synthetic_frame(atlas_dir: Path, seed: int = 3) -> np.ndarray:
-    from vision.atlas import FaceAtlas
-    from vision.augment import photograph
-    from vision.render import render_scene
-    from vision.synth import build_scene
+    from vision.synth.atlas import FaceAtlas
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
 
     atlas = FaceAtlas(atlas_dir)
     scene = build_scene(atlas, seed, (1920, 1080), "test")
@@ -118,11 +118,14 @@ def main() -> None:
         named = f"; the classifier names {len(boxes.detect(frame))} finds, each read both ways up"
     timings = medians_ms(runs, frame, args.repeats)
     stock_ms = timings["stock YOLO(weights).predict"]
-    print(f"1920x1080 frame, network input {width} px wide, threshold {args.conf}, {args.threads} threads, "
-          f"median of {args.repeats}, the backends taken in turn{named}\n\n| backend | median ms | speed-up vs stock |\n|---|---|---|")
+    print(
+        f"1920x1080 frame, network input {width} px wide, threshold {args.conf}, {args.threads} threads, "
+        f"median of {args.repeats}, the backends taken in turn{named}\n\n| backend | median ms | speed-up vs stock "
+        f"|\n|---|---|---|"
+    )
     for name, ms in timings.items():
         print(f"| {name} | {ms:.0f} | {stock_ms / ms:.2f}× |")
-    # A narrower frame is read at two widths, the finds joined (vision.detector.join_views).
+    # A narrower frame is read at two widths, the finds joined (vision.reader.detector.join_views).
     small = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_AREA)
     narrow = CardDetector(app_weights, backend="openvino", threads=args.threads, conf=args.conf, naming="score",
                           reread_from=READING_THRESHOLD)

@@ -8,7 +8,7 @@ The hand videos are the demo and the ground truth of eleven more (``datasets/vid
 frames' labels and the events, without the pictures; ``python -m vision video --seed N`` films them).
 
 The reader first gets each scene's labelled index boxes (a perfect detector), then the same boxes
-spoiled as a real detector would spoil them (see ``vision.evaluate_reader.Noise``). Prints meld-exact %,
+spoiled as a real detector would spoil them (see ``vision.evaluation.tables.Noise``). Prints meld-exact %,
 meld-ranks-right %, pile-right % and score-equal % for the reader with the table set-up players
 would give (the table perspective) and without any, on every scene and on the readable ones (every
 card the score needs shows an index); then the events of each hand video; then the median time
@@ -22,7 +22,7 @@ video with its pictures (``hand.mp4``: the demo, or one filmed with ``python -m 
 test``) is also read from them, as the app reads it; ``--scenes 0`` reads the videos alone, and
 ``--set-ups areas facing halves`` reads each with the team areas (the middle's cards faced, for the
 turn card, as the app does), without them as the app does
-(the sides told apart by the cards' facing, ``vision.facing``), and with the picture's halves;
+(the sides told apart by the cards' facing, ``vision.reader.facing``), and with the picture's halves;
 ``--swap-after 125`` plays a player who swaps the sides' names five seconds after the reader
 named them the wrong way round; ``--live`` reads them at this machine's pace, each reading taking the
 first frame shown after the last one ended, as the app reads a playing video.
@@ -39,16 +39,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_at, read_table  # noqa: E402
-from vision.evaluate_reader import (Noise, SceneMismatch, dataset_scenes, detections_from_truth,  # noqa: E402
-                                    evaluate, synthetic_scenes)
-from vision.evaluate_video import evaluate_video  # noqa: E402
-from vision.index_classifier import NAMINGS  # noqa: E402
-from vision.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
+from vision.evaluation.tables import (  # noqa: E402
+    Noise,
+    SceneMismatch,
+    dataset_scenes,
+    detections_from_truth,
+    evaluate,
+    synthetic_scenes,
+)
+from vision.evaluation.videos import evaluate_video  # noqa: E402
+from vision.reader.card_reader import read_at, read_table  # noqa: E402
+from vision.reader.index_classifier import NAMINGS  # noqa: E402
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 
-COLUMNS = ("scenes", "melds", "meld_exact_%", "meld_ranks_right_%", "cards_missed_%", "cards_extra_%", "piles", "pile_right_%", "score_equal_told_%", "score_equal_assumed_%",
-           "turn_card_right_%")
+COLUMNS = (
+    "scenes",
+    "melds",
+    "meld_exact_%",
+    "meld_ranks_right_%",
+    "cards_missed_%",
+    "cards_extra_%",
+    "piles",
+    "pile_right_%",
+    "score_equal_told_%",
+    "score_equal_assumed_%",
+    "turn_card_right_%",
+)
 
 
 def main() -> None:
@@ -117,8 +134,8 @@ def _filmed(videos: list[Path], args) -> None:
     """Hand videos read from their pictures by the shipped reader, at each threshold and set-up."""
     if not videos:
         return
-    from vision.detector import CardDetector
-    from vision.facing import FacingReader
+    from vision.reader.detector import CardDetector
+    from vision.reader.facing import FacingReader
 
     detector = CardDetector(naming=args.naming)
     facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
@@ -138,17 +155,20 @@ def _filmed(videos: list[Path], args) -> None:
         for video, result in zip(videos, results):
             print(f"  {video}: {result.summary()}\n    truth: {result.truth_events}\n    read:  {result.read_events}")
         lags = [r.turn_card_lag for r in results if r.turn_card_lag is not None]
-        print(f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
-              f"events in the order played ({sum(r.events_in_order_as_reported for r in results)} in the order "
-              f"reported; {sum(r.events_extra for r in results)} read events beyond those in order), "
-              f"{sum(r.events_match for r in results)} of {len(results)} videos with every event, "
-              f"the turn card reported drawn {statistics.median(lags) if lags else '-'} frames after it was (median "
-              f"of {len(lags)}; {sum(lag < 0 for lag in lags)} reported before; reported and taken back "
-              f"{sum(r.turn_card_taken_back for r in results)} times), "
-              f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
-              f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
-              f"{sum(r.meld_cards_missing for r in results)} missing of {sum(sum(r.meld_cards[0].values()) for r in results)}; "
-              f"{sum(r.readings for r in results)} readings")
+        print(
+            f"  all: {sum(r.events_in_order for r in results)} of {sum(len(r.truth_events) for r in results)} "
+            f"events in the order played ({sum(r.events_in_order_as_reported for r in results)} in the order "
+            f"reported; {sum(r.events_extra for r in results)} read events beyond those in order), "
+            f"{sum(r.events_match for r in results)} of {len(results)} videos with every event, "
+            f"the turn card reported drawn {statistics.median(lags) if lags else '-'} frames after it was (median "
+            f"of {len(lags)}; {sum(lag < 0 for lag in lags)} reported before; reported and taken back "
+            f"{sum(r.turn_card_taken_back for r in results)} times), "
+            f"dead ranks right in {sum(r.dead_ranks[0] == r.dead_ranks[1] for r in results)}; at the end the melds "
+            f"read with {sum(r.meld_cards_extra for r in results)} cards extra and "
+            f"{sum(r.meld_cards_missing for r in results)} missing of "
+            f"{sum(sum(r.meld_cards[0].values()) for r in results)}; "
+            f"{sum(r.readings for r in results)} readings"
+        )
 
 
 def _table(title: str, results: dict[str, dict]) -> None:
@@ -160,9 +180,8 @@ def _table(title: str, results: dict[str, dict]) -> None:
 
 def _pictures(args) -> None:
     """The shipped reader end to end on a synth folder's test pictures, at each threshold."""
-    from vision.detector import CardDetector
-
-    from vision.facing import FacingReader
+    from vision.reader.detector import CardDetector
+    from vision.reader.facing import FacingReader
 
     scenes = list(dataset_scenes(args.pictures, FaceAtlas(args.atlas), args.limit))
     where = f"{len(scenes)} test pictures of {args.pictures}"

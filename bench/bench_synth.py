@@ -18,11 +18,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.augment import photograph  # noqa: E402
-from vision.dataset import write_dataset  # noqa: E402
-from vision.render import render_scene  # noqa: E402
-from vision.synth import build_scene  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.augment import photograph  # noqa: E402
+from vision.synth.dataset import write_dataset  # noqa: E402
+from vision.synth.render import render_scene  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
 
 
 def main() -> None:
@@ -38,7 +38,9 @@ def main() -> None:
     for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory() as out:
             started = time.perf_counter()
-            for _ in write_dataset(Path(out), args.atlas, args.images, seed=repeat, image_size=size, workers=args.workers):
+            for _ in write_dataset(
+                Path(out), args.atlas, args.images, seed=repeat, image_size=size, workers=args.workers
+            ):
                 pass
             rates.append(args.images / (time.perf_counter() - started))
     print(f"synth {args.size}: median {statistics.median(rates):.1f} images/s over {args.repeats} runs of "

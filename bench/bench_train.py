@@ -5,7 +5,7 @@
 Each configuration trains one epoch on the first ``--tiles`` training tiles and reports tiles/s
 over the training epoch alone (timed by callbacks; set-up and the final validation left out), and
 its speed against the first row's, so recipes are chosen from measurement. ``bf16`` computes in
-bfloat16 (``python -m vision train --bf16``, :func:`vision.train.allow_cpu_bfloat16`).
+bfloat16 (``python -m vision train --bf16``, :func:`vision.model.train.allow_cpu_bfloat16`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from ultralytics import YOLO
 
-    from vision.train import allow_cpu_bfloat16, cpu_bfloat16_network, keep_threads
+    from vision.model.train import allow_cpu_bfloat16, cpu_bfloat16_network, keep_threads
 
     allow_cpu_bfloat16()
 
@@ -49,13 +49,27 @@ def main() -> None:
             if "channels-last" in precision:
                 cpu_bfloat16_network(yolo)
             keep_threads(yolo, args.threads)  # else ultralytics trains on the cores less one
-            yolo.add_callback("on_train_epoch_start", lambda trainer: times.setdefault("start", time.perf_counter()))
-            yolo.add_callback("on_train_epoch_end", lambda trainer: times.setdefault("end", time.perf_counter()))
-            yolo.train(data=str(args.data.resolve()), epochs=1, imgsz=imgsz, batch=batch, device="cpu",
-                              workers=args.threads, pretrained=False, amp="bf16" if precision.startswith("bf16") else False,
-                              plots=False, val=False,
-                              fraction=args.tiles / total, project=project, name="bench", verbose=False,
-                              fliplr=0.0)
+            yolo.add_callback("on_train_epoch_start",
+                              lambda trainer, times=times: times.setdefault("start", time.perf_counter()))
+            yolo.add_callback("on_train_epoch_end",
+                              lambda trainer, times=times: times.setdefault("end", time.perf_counter()))
+            yolo.train(
+                data=str(args.data.resolve()),
+                epochs=1,
+                imgsz=imgsz,
+                batch=batch,
+                device="cpu",
+                workers=args.threads,
+                pretrained=False,
+                amp="bf16" if precision.startswith("bf16") else False,
+                plots=False,
+                val=False,
+                fraction=args.tiles / total,
+                project=project,
+                name="bench",
+                verbose=False,
+                fliplr=0.0,
+            )
             elapsed = times["end"] - times["start"]
         first = first or elapsed
         print(f"| {model} | {imgsz} | {batch} | {precision} | {args.tiles / elapsed:.1f} | {first / elapsed:.2f}x |",

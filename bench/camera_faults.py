@@ -8,9 +8,9 @@ Each test scene of ``--scenes`` is rendered again from the seed its ground truth
 tables, decks, camera and occluders; its labels are checked against the stored ones), then
 photographed as a variant: ``clean`` (the render alone), ``light`` (the lamp's uneven light and
 glare only), one kind of camera fault on top of the light (``blur``, ``colour``, ``noise``,
-``jpeg``: :data:`vision.augment.FAULT_KINDS`, each as likely as in a full photograph), or ``all``
+``jpeg``: :data:`vision.synth.augment.FAULT_KINDS`, each as likely as in a full photograph), or ``all``
 (as the dataset was made: the same pictures). Every variant is saved as the dataset is (JPEG at
-:data:`vision.dataset.JPEG_QUALITY`) and read by the app's reader (the shipped detector and classifier, the
+:data:`vision.synth.dataset.JPEG_QUALITY`) and read by the app's reader (the shipped detector and classifier, the
 app's backend), scored as ``python -m vision evaluate`` scores them: mAP50, the share located at
 where the app counts a card sure (0.5), and mAP50 on the readable indexes. 1–2.5 minutes a variant on two free cores.
 """
@@ -28,19 +28,19 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.augment import FAULT_KINDS, photograph  # noqa: E402
-from vision.dataset import JPEG_QUALITY  # noqa: E402
-from vision.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
-from vision.evaluate import LOW_CONFIDENCE, Frame, readable_only, score, test_frames  # noqa: E402
-from vision.render import render_scene  # noqa: E402
-from vision.synth import build_scene  # noqa: E402
+from vision.evaluation.detector import LOW_CONFIDENCE, Frame, readable_only, score, test_frames  # noqa: E402
+from vision.reader.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.augment import FAULT_KINDS, photograph  # noqa: E402
+from vision.synth.dataset import JPEG_QUALITY  # noqa: E402
+from vision.synth.render import render_scene  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
 
 VARIANTS = ("clean", "light", *FAULT_KINDS, "all")
 
 
 def faults_of(variant: str) -> tuple[str, ...] | None:
-    """The camera faults :func:`~vision.augment.photograph` applies for a variant (None: all)."""
+    """The camera faults :func:`~vision.synth.augment.photograph` applies for a variant (None: all)."""
     return None if variant == "all" else () if variant == "light" else (variant,)
 
 

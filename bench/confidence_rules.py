@@ -5,11 +5,12 @@
                                      [--classifier models/index_classifier.onnx]
 
 The app scores a find at ``det * p`` (the detector's confidence times the probability of the card
-the classifier reads best, :meth:`vision.index_classifier.IndexClassifier.name`). This runs the
+the classifier reads best, :meth:`vision.reader.index_classifier.IndexClassifier.name`). This runs the
 detector (boxes only, down to 0.001) and the classifier once on each scene of the val split (the
 training decks) and the test split (the held-out decks), then scores ``det * p**b`` for a few
 ``b`` (only the ratio of two exponents matters: raising every confidence to one power keeps each
-class's ranking and each threshold's finds): mAP50, mAP50-95, and the share of true indexes named right at the lowest threshold whose
+class's ranking and each threshold's finds): mAP50, mAP50-95, and the share of true indexes named right at the lowest
+threshold whose
 finds are still 99 % right (what players could be shown without checking). Choose on val, confirm
 on test.
 """
@@ -24,11 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detections import Detections  # noqa: E402
-from vision.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
-from vision.evaluate import Frame, class_aps, labelled_images, match  # noqa: E402
-from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
-from vision.weights import WeightsError  # noqa: E402
+from vision.evaluation.detector import Frame, class_aps, match  # noqa: E402
+from vision.reader.detections import Detections  # noqa: E402
+from vision.reader.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
+from vision.reader.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
+from vision.reader.weights import WeightsError  # noqa: E402
+from vision.synth.labels import labelled_images  # noqa: E402
 
 POWERS = (0.5, 1, 2, 4)  #: of the classifier's probability
 PRECISION = 0.99

@@ -5,17 +5,17 @@
                                     [--threads 1] [--limit N] [--pooled [--self-taught P] | --guard | --app]
 
 The held-out decks stand in for a table's deck the reader has never seen. For each of them, the
-shipped classifier is fine-tuned (all its layers, :func:`vision.deck_learning.fine_tune`, the
+shipped classifier is fine-tuned (all its layers, :func:`vision.reader.deck_learning.fine_tune`, the
 usual augmentation) on that deck's labelled indexes in the first half of the test scenes (or its
 first ``--learn-scenes``), as the cards players confirm at the end of a hand would label them, then
 both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
 both ways up). Printed per deck: crops named right by the shipped classifier and by the adapted
-one, all and readable (:data:`vision.reading.READABLE_INDEX_PX` tall or more,
-:data:`vision.evaluate.READABLE_VISIBLE` uncovered). Holds the test scenes in memory (about 0.7 GB
+one, all and readable (:data:`vision.reader.reading.READABLE_INDEX_PX` tall or more,
+:data:`vision.evaluation.detector.READABLE_VISIBLE` uncovered). Holds the test scenes in memory (about 0.7 GB
 for 250 frames of 1280×720).
 
 ``--app`` learns each deck as the app does (*Reader → Teach it our cards*:
-:func:`vision.deck_learning.learn_deck`: the last scenes' cards held back, the lesson kept only if it
+:func:`vision.reader.deck_learning.learn_deck`: the last scenes' cards held back, the lesson kept only if it
 names more of them right, the shipped classifier otherwise), the labelled indexes of each scene
 standing in for the cards players name on one picture.
 
@@ -46,16 +46,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.evaluate import READABLE_VISIBLE, test_frames  # noqa: E402
-from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
-from vision.reading import READABLE_INDEX_PX  # noqa: E402
+from vision.evaluation.detector import READABLE_VISIBLE, test_frames  # noqa: E402
+from vision.reader.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
+from vision.reader.reading import READABLE_INDEX_PX  # noqa: E402
 
-
-#: ``--self-taught``: the detector's finds it learns from are at least this sure (twentieth session:
-#: chosen with the rest below on ``scenes720d``'s first 250 test scenes, one-off sweep).
+#: ``--self-taught``: the detector's finds it learns from are at least this sure (chosen with the
+#: rest below on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Self-taught lessons").
 SELF_TAUGHT_FINDS = 0.3
-#: ``--self-taught``: passes over its readings, and the learning rate. Twentieth session, the same
-#: sweep (learning from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,
+#: ``--self-taught``: passes over its readings, and the learning rate. The same sweep (learning
+#: from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,
 #: 10 passes at 1e-4 0.5095 / 0.5094 / 0.5086 (three training seeds), 5 passes 0.5046, 20 passes
 #: 0.5116; sure at 0.8 0.5170 / 0.5182 (two seeds), at 20 passes 0.5155, at 3e-4 0.5187; sure at
 #: 0.7 0.5171 / 0.5210, at 0.6 0.5190, at 0.95 0.5018. Three minutes at the app's lesson rate
@@ -79,7 +78,7 @@ def learnt_classifier(frames: list, decks: list[str], args: argparse.Namespace,
                       folder: Path) -> tuple[IndexClassifier, int]:
     """The shipped classifier fine-tuned for ``--minutes`` on the indexes of ``decks`` in ``frames``
     (saved in ``folder``), and how many indexes it learnt from."""
-    from vision.deck_learning import fine_tune, teaching_crops
+    from vision.reader.deck_learning import fine_tune, teaching_crops
 
     contexts, labels = [], []
     for deck in decks:
@@ -96,8 +95,8 @@ def app_lesson(frames: list, decks: list[str], args: argparse.Namespace, folder:
     """The classifier the app reads with after learning the indexes of ``decks`` in ``frames`` as
     players' taught cards, a frame for a picture (the shipped one when the lesson is refused), and
     how many cards were taught."""
-    from vision.deck_learning import PASSES, learn_deck, save_cards, teaching_crops
-    from vision.deck_learning import learnt_classifier as learnt_export
+    from vision.reader.deck_learning import PASSES, learn_deck, save_cards, teaching_crops
+    from vision.reader.deck_learning import learnt_classifier as learnt_export
 
     contexts, labels, pictures = [], [], []
     for n, frame in enumerate(frames):
@@ -118,8 +117,8 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
                 folder: Path) -> tuple[IndexClassifier, int]:
     """The shipped classifier fine-tuned on its own sure readings of ``finds`` in ``frames`` (see the
     module's docstring; saved in ``folder``), and how many readings it learnt from."""
-    from vision.deck_learning import fine_tune, teaching_crops
-    from vision.detections import iou
+    from vision.reader.deck_learning import fine_tune, teaching_crops
+    from vision.reader.detections import iou
 
     contexts, labels, right = [], [], []
     for (image, truth, _, _), found in zip(frames, finds):
@@ -138,7 +137,9 @@ def self_taught(frames: list, finds: list, shipped: IndexClassifier, sure: float
         raise SystemExit(f"deck_adaptation: no reading of the learning scenes is {sure} sure: nothing to learn")
     labels = np.concatenate(labels).astype(np.int64)
     share_right = np.concatenate(right).mean() if right else float("nan")
-    print(f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels")
+    print(
+        f"self-taught from {len(labels)} readings {sure:g} sure or more, {share_right:.1%} of them right by the labels"
+    )
     out = folder / "self_taught.onnx"
     fine_tune(np.concatenate(contexts), labels, shipped.weights, out, minutes=10, passes=SELF_TAUGHT_PASSES,
               lr=SELF_TAUGHT_LR, log=lambda _: None)
@@ -157,8 +158,8 @@ def named_right(classifier: IndexClassifier, frames: list, deck: str) -> tuple[n
 
 def pooled(learn: list, score: list, decks: list[str], shipped: IndexClassifier, args: argparse.Namespace) -> int:
     """One classifier learnt from every deck; the detector's finds on ``score`` named by each."""
-    from vision.detector import CardDetector
-    from vision.evaluate import LOW_CONFIDENCE, Frame, class_aps, readable_only
+    from vision.evaluation.detector import LOW_CONFIDENCE, Frame, class_aps, readable_only
+    from vision.reader.detector import CardDetector
 
     detector = CardDetector(conf=LOW_CONFIDENCE, classifier=False, threads=args.threads)
     with tempfile.TemporaryDirectory() as folder:
@@ -181,13 +182,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=Path, default=Path("datasets/generated/scenes720v2"))
     parser.add_argument("--learn-scenes", type=int, help="learn from this many scenes (default: the first half)")
-    parser.add_argument("--minutes", type=float,
-                        help="fine-tuning per deck (default 1; with --app the app's, vision.deck_learning.LESSON_MINUTES)")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        help="fine-tuning per deck (default 1; with --app the app's, vision.reader.deck_learning.LESSON_MINUTES)",
+    )
     parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default %(default)s)")
     parser.add_argument("--classifier", type=Path, default=Path("models/index_classifier.onnx"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pooled", action="store_true", help="learn all decks at once and score mAP50 too")
-    parser.add_argument("--app", action="store_true", help="learn each deck as the app does (vision.deck_learning)")
+    parser.add_argument(
+        "--app", action="store_true", help="learn each deck as the app does (vision.reader.deck_learning)"
+    )
     parser.add_argument("--passes", type=float, help="with --app: passes over the taught cards (default: the app's)")
     parser.add_argument("--guard", action="store_true",
                         help="learn from four fifths of the learning scenes and keep what is learnt only if it "
@@ -199,14 +205,14 @@ def main() -> int:
     if args.self_taught is not None and (not args.pooled or args.app or not 0 < args.self_taught < 1):
         parser.error("--self-taught P (0 < P < 1) goes with --pooled, without --app")
     if args.minutes is None:
-        from vision.deck_learning import LESSON_MINUTES
+        from vision.reader.deck_learning import LESSON_MINUTES
 
         args.minutes = LESSON_MINUTES if args.app else 1.0
     if args.guard and (args.pooled or args.app):
         parser.error("--guard checks one deck at a time, learnt the bench's way: not with --pooled or --app")
     from threadpoolctl import threadpool_limits
 
-    from vision.weights import WeightsError
+    from vision.reader.weights import WeightsError
 
     threadpool_limits(args.threads)  # the lessons' numpy, on as many cores as the app gives one
     try:

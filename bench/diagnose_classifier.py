@@ -23,12 +23,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detections import Detections, iou  # noqa: E402
-from vision.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
-from vision.evaluate import (Frame, _rank_and_suit_accuracy, class_aps, labelled_images,  # noqa: E402
-                             truth_decks)
-from vision.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
-from vision.weights import WeightsError  # noqa: E402
+from vision.evaluation.detector import Frame, _rank_and_suit_accuracy, class_aps, truth_decks  # noqa: E402
+from vision.reader.detections import Detections, iou  # noqa: E402
+from vision.reader.detector import BACKENDS, CardDetector, classifier_runtime  # noqa: E402
+from vision.reader.index_classifier import BACKGROUND, IndexClassifier  # noqa: E402
+from vision.reader.weights import WeightsError  # noqa: E402
+from vision.synth.labels import labelled_images  # noqa: E402
 
 HEIGHTS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
 
@@ -55,7 +55,11 @@ def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
 
     print(line("all ground-truth crops", np.ones(len(truth_ids), bool)))
     for low, high in HEIGHTS:
-        print(line(f"  {low}-{high} px tall" if high < 10_000 else f"  {low}+ px tall", (heights >= low) & (heights < high)))
+        print(
+            line(
+                f"  {low}-{high} px tall" if high < 10_000 else f"  {low}+ px tall", (heights >= low) & (heights < high)
+            )
+        )
     for deck in sorted(set(decks)):
         print(line(f"  {deck}", decks == deck))
 

@@ -4,7 +4,8 @@
 
 For every readable held-out-deck scene (ground-truth boxes: a perfect detector) whose score from the
 reading (piles' contents told) differs from the truth, names the parts of each team that differ
-(piles, cards read into a team or left out, cards in the wrong meld, threes or hand); prints how many misses each kind of difference has, and a few examples of each.
+(piles, cards read into a team or left out, cards in the wrong meld, threes or hand); prints how many misses each kind
+of difference has, and a few examples of each.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import (_truth_piles, detections_from_truth, judge, readable,  # noqa: E402
-                                    synthetic_scenes)
+from vision.evaluation.tables import _truth_piles, detections_from_truth, judge, readable, synthetic_scenes  # noqa: E402
+from vision.reader.card_reader import read_table  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 
 
 def differences(reading, truth) -> list[str]:

@@ -1,4 +1,4 @@
-"""What finding the table's turn from the cards' facing costs the card reader (``vision.facing``).
+"""What finding the table's turn from the cards' facing costs the card reader (``vision.reader.facing``).
 
     python bench/facing.py [--repeats 20] [--seed 3]
 
@@ -6,7 +6,7 @@ On the 1920×1080 synthetic frame of ``bench/bench_detector.py`` (held-out decks
 run, taken in turn: the shipped reader's ``CardReader.read`` with no set-up (the facing network reads
 every sure find), the same with the facing network off, and the facing network alone on the frame's
 sure finds; then both readers with team areas drawn around each team's cards, where the facing
-network reads only the middle's sure finds (for the turn card, ``vision.facing.finds_to_face``).
+network reads only the middle's sure finds (for the turn card, ``vision.reader.facing.finds_to_face``).
 Prints median milliseconds and the share the facing adds each way.
 """
 
@@ -21,12 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_detector import synthetic_frame  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import CardReader  # noqa: E402
-from vision.evaluate_video import team_areas  # noqa: E402
-from vision.facing import finds_to_face  # noqa: E402
-from vision.synth import build_scene  # noqa: E402
-from vision.team_areas import TableSetup  # noqa: E402
+from vision.reader.card_reader import CardReader  # noqa: E402
+from vision.reader.facing import finds_to_face  # noqa: E402
+from vision.reader.team_areas import TableSetup  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
+from vision.synth.video import team_areas  # noqa: E402
 
 
 def main() -> int:

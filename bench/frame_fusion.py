@@ -4,11 +4,11 @@
                                  [--frames 5] [--noise 2.0]
 
 A webcam on a still table sends the same picture again and again with fresh sensor noise (the demo
-videos add ``--noise`` grey levels of Gaussian noise to each frame, as :mod:`vision.video` does).
+videos add ``--noise`` grey levels of Gaussian noise to each frame, as :mod:`vision.synth.video` does).
 Each held-out test scene becomes ``--frames`` such frames. The app's reader reads the first frame
 alone (the detector's boxes, each named by the classifier), and then every frame: the first frame's
 boxes are read again in each, their card probabilities joined by their geometric mean
-(:func:`vision.index_classifier.join_readings`, as a find's windows are), and the detector's
+(:func:`vision.reader.index_classifier.join_readings`, as a find's windows are), and the detector's
 confidence averaged over the frames (0 in a frame where no find overlaps the box by IoU 0.5). Both
 are scored as ``python -m vision evaluate`` scores a frame: if the reader's mistakes were noise,
 the joined reading would score higher.
@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detections import Detections, iou  # noqa: E402
-from vision.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
-from vision.evaluate import Frame, operating_points, readable_only, score, test_frames  # noqa: E402
-from vision.index_classifier import join_readings, named_finds  # noqa: E402
+from vision.evaluation.detector import Frame, operating_points, readable_only, score, test_frames  # noqa: E402
+from vision.reader.detections import Detections, iou  # noqa: E402
+from vision.reader.detector import SURE_CONFIDENCE, CardDetector  # noqa: E402
+from vision.reader.index_classifier import join_readings, named_finds  # noqa: E402
 
 #: The lowest detector confidence read (the app's finds are far above it).
 LOWEST = 0.05

@@ -3,11 +3,11 @@
     python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces]
 
 Renders held-out-deck scenes of 20 indexes or more (``python -m vision faces`` first): a whole
-table seen by a 1080p webcam, a close 1080p webcam (``vision.camera.CLOSE_CARD_HEIGHTS_1080``) and a
+table seen by a 1080p webcam, a close 1080p webcam (``vision.synth.camera.CLOSE_CARD_HEIGHTS_1080``) and a
 12-megapixel phone photo of a few melds (4000×3000, cards as close). Each is read as the app reads it: the live
-frames through :meth:`~vision.card_reader.CardReader.read` once the reader knows their index size
+frames through :meth:`~vision.reader.card_reader.CardReader.read` once the reader knows their index size
 (one pass at the scale it chose), the stills through
-:meth:`~vision.card_reader.CardReader.read_photo` (the pyramid). The runs are taken in turn
+:meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid). The runs are taken in turn
 ``--repeats`` times, so a slow spell of a shared machine falls on all alike. Prints a Markdown
 table of median milliseconds, each against its budget (a live frame 150 ms, a 12 MP photo 2 s), and
 the CPU's int8 instructions.
@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.augment import photograph  # noqa: E402
-from vision.camera import CLOSE_CARD_HEIGHTS_1080  # noqa: E402
-from vision.card_reader import CardReader  # noqa: E402
-from vision.render import render_scene  # noqa: E402
-from vision.synth import build_scene  # noqa: E402
+from vision.reader.card_reader import CardReader  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.augment import photograph  # noqa: E402
+from vision.synth.camera import CLOSE_CARD_HEIGHTS_1080  # noqa: E402
+from vision.synth.render import render_scene  # noqa: E402
+from vision.synth.scenes import build_scene  # noqa: E402
 
 LIVE_BUDGET_MS, PHOTO_BUDGET_MS = 150.0, 2000.0
 

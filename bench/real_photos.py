@@ -6,7 +6,7 @@ ROOT (default ``../shared/real-photos``) holds folders of photos, each with a ``
 lists, per photo, every visible corner index as ``{"code": "10H", "box": [x0, y0, x1, y1]}``. These
 photos are for measuring only: nothing trains on them.
 
-Each photo is read as ``python -m vision read PHOTO`` reads it (:class:`vision.card_reader.CardReader`,
+Each photo is read as ``python -m vision read PHOTO`` reads it (:class:`vision.reader.card_reader.CardReader`,
 a still picture). A labelled card is read when a card of its code lies on one of its indexes
 (:func:`vision.evaluation.photos.score_photo`); a card read twice, or a code read where no such card
 lies, counts against precision. ``--scale`` also reads each photo resized by that factor first
@@ -29,9 +29,9 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.card_reader import CardReader  # noqa: E402
 from vision.evaluation.photos import PhotoScore, band_table, labelled_photos, score_photo  # noqa: E402
-from vision.frame_sources import read_image  # noqa: E402
+from vision.reader.card_reader import CardReader  # noqa: E402
+from vision.reader.frame_sources import read_image  # noqa: E402
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "shared" / "real-photos"
 

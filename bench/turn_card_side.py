@@ -10,9 +10,9 @@ no perspective (the scenes where both teams laid cards, all of them in the pictu
 those swapped, without a set-up, and without one but turned as the cards face (as the app reads a
 table nobody set up). Each index's direction is taken from its labels (a perfect facing network)
 and given to the reading (``Detections.up``) as the app's reader gives the network's: to the
-finds ``vision.facing.finds_to_face`` names (all but, with team areas, those in neither area);
-some ways are also read without directions (as the set-up and the areas were until the
-forty-fifth session, and the facing until the forty-fourth). Prints, per layout and way, how many
+finds ``vision.reader.facing.finds_to_face`` names (all but, with team areas, those in neither area);
+some ways are also read without directions (as the reader read the set-up, the areas and the
+facing before it used directions there). Prints, per layout and way, how many
 scenes have their turn card read with its code (or none read where none shows), and how many melds
 have their ranks right (the turn card's place must not cost the melds; as the facing names the
 teams by a convention, each scene's melds are judged with the names that read them better). Needs
@@ -32,12 +32,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.__main__ import parse_size  # noqa: E402
-from vision.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
-from vision.card_reader import read_table  # noqa: E402
-from vision.evaluate_reader import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
-from vision.evaluate_video import team_areas  # noqa: E402
-from vision.facing import directions_of, finds_to_face, labelled_ups, table_turn  # noqa: E402
-from vision.team_areas import TEAMS, TableSetup  # noqa: E402
+from vision.evaluation.tables import detections_from_truth, judge, synthetic_scenes, turn_card_shown  # noqa: E402
+from vision.model.facing_training import labelled_ups  # noqa: E402
+from vision.reader.card_reader import read_table  # noqa: E402
+from vision.reader.facing import directions_of, finds_to_face, table_turn  # noqa: E402
+from vision.reader.team_areas import TEAMS, TableSetup  # noqa: E402
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
+from vision.synth.video import team_areas  # noqa: E402
 
 
 def main() -> None:
@@ -90,7 +91,7 @@ def _as_the_app(faced, setup, size):
 
 def _faced(detections, truth):
     """The finds with each index's labelled direction (``Detections.up``), and the table's turn
-    those directions give (:func:`vision.facing.table_turn`)."""
+    those directions give (:func:`vision.reader.facing.table_turn`)."""
     up = labelled_ups(truth, detections.xyxy)
     known = np.linalg.norm(up, axis=1) > 0
     return replace(detections, up=up), table_turn(detections.centers[known], up[known])

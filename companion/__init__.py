@@ -1,4 +1,5 @@
-"""Canasta Companion's game core: pure Python, no Qt, OpenCV or torch (a test enforces it).
+"""Canasta Companion's game core: pure Python, no Qt, OpenCV or torch (an import-linter contract in
+pyproject.toml enforces it).
 
 The names a reader who knows the game expects:
 
@@ -8,14 +9,26 @@ The names a reader who knows the game expects:
 """
 
 from .cards import Card, CardError, full_pack, parse_cards
+from .end_of_hand import TEAMS, EndOfHand, HandScore, ScoreLine, TeamHand
 from .hand import (
-    CanastaClosed, CardsAdded, DeadRanks, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
-    ThreesLaidOut, TurnCard, TurnCardDrawn, WentOut,
+    CanastaClosed,
+    CardsAdded,
+    DeadRanks,
+    HandEnded,
+    HandState,
+    MeldStarted,
+    Opened,
+    PackTaken,
+    SpecialHandLaid,
+    ThreesLaidOut,
+    TurnCard,
+    TurnCardDrawn,
+    WentOut,
 )
 from .handfile import HandFileError, load_hand, score_report
 from .melds import Canasta, Meld
 from .scoresheet import ScoreSheet, SheetRow
-from .scoring import TEAMS, EndOfHand, HandScore, ScoreLine, TeamHand, score_hand
+from .scoring import score_hand
 from .special_hands import recognise as recognise_special_hand
 from .table_rules import SETTINGS, TableRules, TableRulesError
 from .threes import Threes

@@ -18,8 +18,8 @@ point values (seed 001 §Scoring agrees and adds black three = 5, used by the cl
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 SUITS = ("C", "D", "H", "S")
 RED_SUITS = frozenset({"D", "H"})

@@ -13,10 +13,9 @@ import json
 import sys
 from pathlib import Path
 
+from .end_of_hand import TEAMS
 from .handfile import HandFileError, hand_warnings, load_hand, score_report
-from .scoring import TEAMS
 from .variant import get_variant
-
 
 #: The most of a hand file that is read: a hand written out in full, indented, is a few kB.
 MAX_HAND_FILE_BYTES = 2_000_000
@@ -45,7 +44,9 @@ def _read(path: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise HandFileError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+        raise HandFileError(
+            f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from None
     except RecursionError:
         raise HandFileError(f"{path}: nested too deeply to be a hand file") from None
     except ValueError as error:  # a number too long to read, for one
@@ -84,7 +85,9 @@ def score_command(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m companion", description="Canasta Companion: the game core's commands.")
+    parser = argparse.ArgumentParser(
+        prog="python -m companion", description="Canasta Companion: the game core's commands."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="score one hand from a hand file (JSON; '-' reads stdin)")
     score.add_argument("hand", help="the hand file (see README, 'The hand file')")

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field, replace
 
 from . import legality
 from .cards import RANK_NAMES, Card
+from .end_of_hand import TEAMS, EndOfHand, TeamHand
 from .melds import Meld
 from .rulebook import source, value
-from .scoring import TEAMS, EndOfHand, TeamHand
 from .special_hands import recognise, special_hand_value
 from .table_rules import TableRules
 from .threes import Threes
@@ -118,7 +118,18 @@ class HandEnded:
     reason: str = "stock_out"
 
 
-Event = Opened | MeldStarted | CardsAdded | CanastaClosed | ThreesLaidOut | TurnCardDrawn | PackTaken | WentOut | SpecialHandLaid | HandEnded
+Event = (
+    Opened
+    | MeldStarted
+    | CardsAdded
+    | CanastaClosed
+    | ThreesLaidOut
+    | TurnCardDrawn
+    | PackTaken
+    | WentOut
+    | SpecialHandLaid
+    | HandEnded
+)
 
 #: Each team's opponents.
 OTHER_TEAM = {"A": "B", "B": "A"}
@@ -275,7 +286,9 @@ class HandState:
         melds = [Meld(cards) for cards in e.melds]
         problems: list[Violation] = []
         if team.opened:
-            problems.append(_v("opening.twice", "This team has already opened this hand.", "seed 000 §Your team's first meld"))
+            problems.append(
+                _v("opening.twice", "This team has already opened this hand.", "seed 000 §Your team's first meld")
+            )
         for i, meld in enumerate(melds):
             problems += self._new_meld_problems(e.team, meld, opening=True, others=melds, laid_with=melds[:i])
         problems += self._opening_problems(e.team, melds, e.pack_top, self.opening_points(e))
@@ -298,7 +311,9 @@ class HandState:
         discard pile). Classic asks for the minimum alone (001 §Your first meld)."""
         problems: list[Violation] = []
         minimum = self.opening_minimum(team)
-        canasta_waives = self.rules.canasta_from_hand_needs_no_minimum and pack_top is None and any(m.is_canasta for m in melds)
+        canasta_waives = (
+            self.rules.canasta_from_hand_needs_no_minimum and pack_top is None and any(m.is_canasta for m in melds)
+        )
         if points < minimum and not canasta_waives:
             problems.append(_v(
                 "opening.minimum",
@@ -307,7 +322,11 @@ class HandState:
             ))
         if pack_top is not None:
             with_top = next((m for m in melds if pack_top in m.cards), None)
-            pair = 0 if with_top is None else sum(1 for c in with_top.cards if c.is_natural and c.rank == pack_top.rank) - 1
+            pair = (
+                0
+                if with_top is None
+                else sum(1 for c in with_top.cards if c.is_natural and c.rank == pack_top.rank) - 1
+            )
             if pair < 2:
                 name = RANK_NAMES.get(pack_top.rank, pack_top.rank)
                 problems.append(_v(
@@ -318,16 +337,23 @@ class HandState:
                 ))
         if self.variant.name != "modern":
             return problems
-        clean = [m for m in melds if m.is_natural and len(m.cards) >= value("opening.clean_triple") and m.rank not in self.dead_ranks]
+        clean = [
+            m
+            for m in melds
+            if m.is_natural and len(m.cards) >= value("opening.clean_triple") and m.rank not in self.dead_ranks
+        ]
         if pack_top is not None:  # the pair and the top card don't make the clean triple on their own
             clean = [m for m in clean if len(m.cards) - (pack_top in m.cards) >= value("opening.clean_triple")]
         wild_ok = self.rules.open_with_wild_meld and any(m.is_wild_meld and len(m.cards) >= 3 for m in melds)
         if not clean and not wild_ok:
-            problems.append(_v(
-                "opening.clean_triple",
-                "An opening must include a clean triple: three natural cards of one rank, no wild card, in a rank that isn't dead.",
-                "seed 000 §Your team's first meld",
-            ))
+            problems.append(
+                _v(
+                    "opening.clean_triple",
+                    "An opening must include a clean triple: three natural cards of one rank, no wild card, in a rank "
+                    "that isn't dead.",
+                    "seed 000 §Your team's first meld",
+                )
+            )
         return problems
 
     def _bonus_cards(self, e: Opened) -> int:
@@ -352,12 +378,24 @@ class HandState:
     def _CardsAdded(self, e: CardsAdded) -> list[Violation]:
         team = self.teams[e.team]
         if not 0 <= e.meld_index < len(team.melds):
-            return [_v("meld.missing", f"Team {e.team} has no meld number {e.meld_index + 1}.", "seed 000 §Melds and canastas")]
+            return [
+                _v(
+                    "meld.missing",
+                    f"Team {e.team} has no meld number {e.meld_index + 1}.",
+                    "seed 000 §Melds and canastas",
+                )
+            ]
         old = team.melds[e.meld_index]
         new = old.plus(*e.cards)
         problems = [] if team.opened else [self._not_opened()]
         if old.is_canasta and self.variant.canasta_closes:
-            problems.append(_v("meld.closed", f"The {old.name} are a finished canasta; nothing more joins it.", source("meld.max_cards")))
+            problems.append(
+                _v(
+                    "meld.closed",
+                    f"The {old.name} are a finished canasta; nothing more joins it.",
+                    source("meld.max_cards"),
+                )
+            )
         elif new.rank in self.dead_ranks and not old.is_wild_meld:
             problems.append(self._dead(new.rank))
         problems += [p for p in self.variant.meld_problems(new, self.rules) if p.rule != "meld.too_few"]
@@ -371,7 +409,13 @@ class HandState:
     def _CanastaClosed(self, e: CanastaClosed) -> list[Violation]:
         melds = self.teams[e.team].melds
         if not 0 <= e.meld_index < len(melds):
-            return [_v("meld.missing", f"Team {e.team} has no meld number {e.meld_index + 1}.", "seed 000 §Melds and canastas")]
+            return [
+                _v(
+                    "meld.missing",
+                    f"Team {e.team} has no meld number {e.meld_index + 1}.",
+                    "seed 000 §Melds and canastas",
+                )
+            ]
         meld = melds[e.meld_index]
         if meld.is_canasta:
             return []
@@ -391,8 +435,13 @@ class HandState:
         ]
         if not self.variant.black_threes_laid_out:
             problems += [
-                _v("threes.black", f"{c.code}: in classic canasta black threes are stop cards, not laid out.", "seed 001 §Threes")
-                for c in e.cards if c.is_black_three
+                _v(
+                    "threes.black",
+                    f"{c.code}: in classic canasta black threes are stop cards, not laid out.",
+                    "seed 001 §Threes",
+                )
+                for c in e.cards
+                if c.is_black_three
             ]
         team.threes = team.threes.plus(*(c for c in e.cards if c.is_three))
         return problems
@@ -400,7 +449,9 @@ class HandState:
     def _TurnCardDrawn(self, e: TurnCardDrawn) -> list[Violation]:
         problems = []
         if self.turn_card.drawn:
-            problems.append(_v("turn_card.twice", "The turn card was already drawn.", "seed 000 §Setting up and dealing"))
+            problems.append(
+                _v("turn_card.twice", "The turn card was already drawn.", "seed 000 §Setting up and dealing")
+            )
         self.turn_card = TurnCard(drawn=True)
         return problems
 
@@ -419,7 +470,13 @@ class HandState:
         top = e.top_card
         cards = (top, *e.pair)
         if e.meld_index is not None and not 0 <= e.meld_index < len(team.melds):
-            problems.append(_v("meld.missing", f"Team {e.team} has no meld number {e.meld_index + 1}.", "seed 000 §Melds and canastas"))
+            problems.append(
+                _v(
+                    "meld.missing",
+                    f"Team {e.team} has no meld number {e.meld_index + 1}.",
+                    "seed 000 §Melds and canastas",
+                )
+            )
             return problems
         target = None if e.meld_index is None else team.melds[e.meld_index]
         problems += self.variant.pack_problems(top, e.pair, target, team.melded_in_rank(top.rank), self.rules)
@@ -449,10 +506,22 @@ class HandState:
         team = self.teams[e.team]
         problems: list[Violation] = []
         if team.opened and not self.rules.special_hand_after_partner_opens:
-            problems.append(_v("special.opened", "A special hand is possible only before your team opens.", "seed 000 §Special hands"))
+            problems.append(
+                _v(
+                    "special.opened",
+                    "A special hand is possible only before your team opens.",
+                    "seed 000 §Special hands",
+                )
+            )
         names = recognise(e.cards, self.rules)
         if not names:
-            problems.append(_v("special.none", "These cards are not one of the special hands your table plays.", "seed 000 §Special hands"))
+            problems.append(
+                _v(
+                    "special.none",
+                    "These cards are not one of the special hands your table plays.",
+                    "seed 000 §Special hands",
+                )
+            )
         # Cards can make more than one special hand; the team takes the one worth most.
         team.special_hand = max(names, key=lambda n: special_hand_value(n, self.rules)) if names else None
         self.went_out = e.team
@@ -473,12 +542,15 @@ class HandState:
         same_rank = [m for m in (*self.teams[team].melds, *laid_with)
                      if m.rank == meld.rank and not (m.is_canasta and self.variant.canasta_closes)]
         if meld.rank is not None and same_rank:
-            problems.append(_v(
-                "meld.second_of_rank",
-                f"Your team already has a meld of {RANK_NAMES[meld.rank]}; add to it instead.",
-                "seed 000 §Taking the discard pile (a team's meld of a rank grows to seven)" if self.variant.canasta_closes
-                else "seed 001 §Melds and canastas (a team keeps only one meld of each rank)",
-            ))
+            problems.append(
+                _v(
+                    "meld.second_of_rank",
+                    f"Your team already has a meld of {RANK_NAMES[meld.rank]}; add to it instead.",
+                    "seed 000 §Taking the discard pile (a team's meld of a rank grows to seven)"
+                    if self.variant.canasta_closes
+                    else "seed 001 §Melds and canastas (a team keeps only one meld of each rank)",
+                )
+            )
         if self.variant.name == "modern":
             team_melds = [m for m in others if m is not meld]
             problems += legality.wild_card_problems(meld, opening=opening, team_melds=team_melds, rules=self.rules)
@@ -497,11 +569,19 @@ class HandState:
 
     @staticmethod
     def _dead(rank: str) -> Violation:
-        return _v("meld.dead_rank", f"{RANK_NAMES[rank].capitalize()} are dead: a canasta of them is finished.", "seed 000 §Dead cards")
+        return _v(
+            "meld.dead_rank",
+            f"{RANK_NAMES[rank].capitalize()} are dead: a canasta of them is finished.",
+            "seed 000 §Dead cards",
+        )
 
     @staticmethod
     def _not_opened() -> Violation:
-        return _v("meld.not_opened", "This team hasn't opened yet; its first meld must be an opening.", "seed 000 §Your team's first meld")
+        return _v(
+            "meld.not_opened",
+            "This team hasn't opened yet; its first meld must be an opening.",
+            "seed 000 §Your team's first meld",
+        )
 
     def _snapshot(self) -> dict:
         return copy.deepcopy(self.__dict__)

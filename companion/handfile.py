@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import Card, CardError, pack_overflow
+from .end_of_hand import TEAMS, EndOfHand, TeamHand
 from .melds import Meld
-from .scoring import TEAMS, EndOfHand, TeamHand, score_hand
+from .scoring import score_hand
 from .table_rules import SPECIAL_HAND_NAMES, TableRules, TableRulesError
 from .threes import Threes
 from .variant import Variant, get_variant
@@ -35,7 +36,7 @@ class HandFileError(ValueError):
 
 def _cards(value: Any, where: str) -> tuple[Card, ...]:
     if not isinstance(value, list):
-        raise HandFileError(f"{where}: expected a list of card codes like [\"KH\", \"10D\"], got {type(value).__name__}")
+        raise HandFileError(f'{where}: expected a list of card codes like ["KH", "10D"], got {type(value).__name__}')
     cards = []
     for i, code in enumerate(value):
         try:
@@ -73,19 +74,27 @@ def _team(data: Any, where: str, variant: Variant, rules: TableRules) -> TeamHan
         if not card.is_three:
             raise HandFileError(f"{where}.threes[{i}]: {card.code} is not a three")
         if variant.name == "classic" and card.is_black_three:
-            raise HandFileError(f"{where}.threes[{i}]: in classic canasta black threes are not laid out (seed 001 §Threes)")
+            raise HandFileError(
+                f"{where}.threes[{i}]: in classic canasta black threes are not laid out (seed 001 §Threes)"
+            )
     hands = _list_of_card_lists(data.get("hands", []), f"{where}.hands")
     if variant.name == "classic":
         for p, hand in enumerate(hands):
             for i, card in enumerate(hand):
                 if card.is_red_three:
-                    raise HandFileError(f"{where}.hands[{p}][{i}]: red threes are laid out at once, never held (seed 001 §Threes)")
+                    raise HandFileError(
+                        f"{where}.hands[{p}][{i}]: red threes are laid out at once, never held (seed 001 §Threes)"
+                    )
     special = data.get("special_hand")
     if special is not None:
         if variant.name != "modern":
-            raise HandFileError(f"{where}.special_hand: special hands belong to Modern American (seed 000 §Special hands)")
+            raise HandFileError(
+                f"{where}.special_hand: special hands belong to Modern American (seed 000 §Special hands)"
+            )
         if special not in SPECIAL_HAND_NAMES:
-            raise HandFileError(f"{where}.special_hand: '{special}' is not a special hand; known: {', '.join(SPECIAL_HAND_NAMES)}")
+            raise HandFileError(
+                f"{where}.special_hand: '{special}' is not a special hand; known: {', '.join(SPECIAL_HAND_NAMES)}"
+            )
         if special not in rules.special_hands:
             raise HandFileError(f"{where}.special_hand: this table does not play {special} (table rule special_hands)")
     return TeamHand(melds=melds, threes=Threes(threes), hands=hands, special_hand=special, score_before=score)
@@ -116,7 +125,9 @@ def load_hand(data: Any) -> EndOfHand:
     if not isinstance(concealed, bool):
         raise HandFileError("went_out_concealed: expected true or false")
     if concealed and variant.name != "classic":
-        raise HandFileError("went_out_concealed: only classic canasta pays for going out concealed (seed 001 §Going out)")
+        raise HandFileError(
+            "went_out_concealed: only classic canasta pays for going out concealed (seed 001 §Going out)"
+        )
     if concealed and went_out is None:
         raise HandFileError("went_out_concealed: nobody went out")
     teams_data = data.get("teams")
@@ -130,11 +141,16 @@ def load_hand(data: Any) -> EndOfHand:
         for i, meld in enumerate(teams[t].melds):
             if meld.rank == "3" and went_out != t:
                 # seed 001 §Threes: black threes are melded only on the turn a player goes out
-                raise HandFileError(f"teams.{t}.melds[{i}]: black threes meld only when going out, and team {t} did not go out (seed 001 §Threes)")
+                raise HandFileError(
+                    f"teams.{t}.melds[{i}]: black threes meld only when going out, and team {t} did not go out (seed "
+                    f"001 §Threes)"
+                )
     overflow = pack_overflow(c for t in TEAMS for c in teams[t].all_cards())
     if overflow:
         raise HandFileError(f"teams: {overflow}")
-    return EndOfHand(teams=teams, went_out=went_out, went_out_concealed=concealed, variant=variant.name, table_rules=rules)
+    return EndOfHand(
+        teams=teams, went_out=went_out, went_out_concealed=concealed, variant=variant.name, table_rules=rules
+    )
 
 
 def hand_warnings(end: EndOfHand) -> list[Violation]:
@@ -147,9 +163,21 @@ def hand_warnings(end: EndOfHand) -> list[Violation]:
         if not team.special_hand:
             continue
         if end.went_out != name:
-            warnings.append(Violation("special.went_out", f"The special hand of team {name} ends the hand: team {name} went out with it.", "seed 000 §Special hands"))
+            warnings.append(
+                Violation(
+                    "special.went_out",
+                    f"The special hand of team {name} ends the hand: team {name} went out with it.",
+                    "seed 000 §Special hands",
+                )
+            )
         if team.melds:
-            warnings.append(Violation("special.only_meld", f"A special hand is the only meld of team {name}: its other melds are not scored.", "seed 000 §Special hands"))
+            warnings.append(
+                Violation(
+                    "special.only_meld",
+                    f"A special hand is the only meld of team {name}: its other melds are not scored.",
+                    "seed 000 §Special hands",
+                )
+            )
     if end.went_out is not None and not end.teams[end.went_out].special_hand:
         warnings += get_variant(end.variant).going_out_problems(list(end.teams[end.went_out].melds))
     return warnings

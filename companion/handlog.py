@@ -6,18 +6,19 @@ card. Each event is an object naming its kind, with its fields; cards are writte
 
 >>> from companion.cards import parse_cards as cards
 >>> log = to_log([Opened("A", (cards("KH KS KD"),), stock_left=60), TurnCardDrawn()])
->>> log
-[{'event': 'Opened', 'team': 'A', 'melds': [['KH', 'KS', 'KD']], 'stock_left': 60, 'pack_top': None}, {'event': 'TurnCardDrawn'}]
+>>> log  # doctest: +NORMALIZE_WHITESPACE
+[{'event': 'Opened', 'team': 'A', 'melds': [['KH', 'KS', 'KD']], 'stock_left': 60, 'pack_top': None},
+ {'event': 'TurnCardDrawn'}]
 >>> state = replay(from_log(log), HandState())
 >>> [m.name for m in state.teams["A"].melds], state.turn_card.drawn
 (['3 kings'], True)
 
 A log that isn't one raises :class:`HandLogError`, naming the field:
 
->>> from_log([{"event": "MeldStarted", "team": "A", "cards": ["KH", "ZZ"]}])
+>>> from_log([{"event": "MeldStarted", "team": "A", "cards": ["KH", "ZZ"]}])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-companion.handlog.HandLogError: events[0].cards[1]: 'ZZ' is not a card code: write rank then suit, e.g. KH, 10D, 2C, AS, or JK
+companion.handlog.HandLogError: events[0].cards[1]: 'ZZ' is not a card code: write rank then suit, ...
 """
 
 from __future__ import annotations
@@ -27,11 +28,21 @@ from dataclasses import MISSING, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
 from .cards import Card, CardError
+from .end_of_hand import TEAMS
 from .hand import (
-    CanastaClosed, CardsAdded, Event, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid,
-    ThreesLaidOut, TurnCardDrawn, WentOut,
+    CanastaClosed,
+    CardsAdded,
+    Event,
+    HandEnded,
+    HandState,
+    MeldStarted,
+    Opened,
+    PackTaken,
+    SpecialHandLaid,
+    ThreesLaidOut,
+    TurnCardDrawn,
+    WentOut,
 )
-from .scoring import TEAMS
 
 #: Every kind of event, by the name a log gives it.
 EVENT_KINDS = {kind.__name__: kind for kind in (
@@ -84,10 +95,14 @@ def _event(data: Any, where: str) -> Event:
         raise HandLogError(f"{where}.{unknown[0]}: unknown field of {kind.__name__}")
     missing = [f.name for f in fields(kind) if f.name not in data and f.default is MISSING]
     if missing:
-        raise HandLogError(f"{where}.{missing[0]}: missing; {kind.__name__} needs {', '.join(f.name for f in fields(kind))}")
+        raise HandLogError(
+            f"{where}.{missing[0]}: missing; {kind.__name__} needs {', '.join(f.name for f in fields(kind))}"
+        )
     if "team" in data and data["team"] not in TEAMS:
         raise HandLogError(f"{where}.team: {data['team']!r} is not a team; one of {', '.join(TEAMS)}")
-    return kind(**{name: _typed(hints[name], value, f"{where}.{name}") for name, value in data.items() if name != "event"})
+    return kind(
+        **{name: _typed(hints[name], value, f"{where}.{name}") for name, value in data.items() if name != "event"}
+    )
 
 
 def _typed(hint: Any, value: Any, where: str) -> Any:

@@ -36,17 +36,39 @@ def meld_shape_problems(meld: Meld) -> list[Violation]:
         ranks = rank_list(meld.ranks - {"3"})
         problems.append(Violation("meld.mixed_ranks", f"A meld holds one rank, not {ranks}.", source("meld.min_cards")))
     if len(cards) < value("meld.min_cards"):
-        problems.append(Violation("meld.too_few", f"A meld needs at least 3 cards; this one has {len(cards)}.", source("meld.min_cards")))
+        problems.append(
+            Violation(
+                "meld.too_few", f"A meld needs at least 3 cards; this one has {len(cards)}.", source("meld.min_cards")
+            )
+        )
     if len(cards) > value("meld.max_cards"):
-        problems.append(Violation("meld.too_many", f"A meld never grows past 7 cards; this one has {len(cards)}.", source("meld.max_cards")))
+        problems.append(
+            Violation(
+                "meld.too_many",
+                f"A meld never grows past 7 cards; this one has {len(cards)}.",
+                source("meld.max_cards"),
+            )
+        )
     if meld.is_wild_meld or not meld.wilds:
         return problems
     if meld.rank == "7":
         problems.append(Violation("meld.sevens_wild", "A meld of 7s never takes a wild card.", "seed 000 §Sevens"))
     if len(meld.wilds) > value("meld.max_wild"):
-        problems.append(Violation("meld.too_many_wild", f"A meld holds at most 2 wild cards; this one has {len(meld.wilds)}.", source("meld.max_wild")))
+        problems.append(
+            Violation(
+                "meld.too_many_wild",
+                f"A meld holds at most 2 wild cards; this one has {len(meld.wilds)}.",
+                source("meld.max_wild"),
+            )
+        )
     if len(meld.naturals) < value("meld.min_natural_in_opening"):
-        problems.append(Violation("meld.too_few_natural", "A mixed meld needs at least two natural cards.", source("meld.min_natural_in_opening")))
+        problems.append(
+            Violation(
+                "meld.too_few_natural",
+                "A mixed meld needs at least two natural cards.",
+                source("meld.min_natural_in_opening"),
+            )
+        )
     return problems
 
 
@@ -77,7 +99,9 @@ def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld],
             ))
         opened_mixed = before is not None and bool(before.wilds)
         if meld.rank == "A" and not (rules.mixed_aces_take_wild and opened_mixed):
-            problems.append(Violation("meld.aces_wild", "Aces take wild cards only in the team's opening meld.", "seed 000 §Aces"))
+            problems.append(
+                Violation("meld.aces_wild", "Aces take wild cards only in the team's opening meld.", "seed 000 §Aces")
+            )
     if any(m.is_wild_meld and not m.is_canasta for m in team_melds):
         problems.append(Violation(
             "meld.wild_meld_unfinished",
@@ -133,5 +157,7 @@ def going_out_problems(melds: Iterable[Meld], last_card=None) -> list[Violation]
             "seed 000 §Going out",
         ))
     if last_card is not None and last_card.is_three:
-        problems.append(Violation("going_out.last_three", "You can't go out with a three as your last card.", "seed 000 §Threes"))
+        problems.append(
+            Violation("going_out.last_three", "You can't go out with a three as your last card.", "seed 000 §Threes")
+        )
     return problems

@@ -18,8 +18,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from .end_of_hand import TEAMS
 from .handfile import HandFileError, score_report
-from .scoring import TEAMS
 from .table_rules import TableRules
 from .variant import get_variant
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from . import legality
-from .cards import RANK_NAMES, rank_list, Card
+from .cards import RANK_NAMES, Card, rank_list
+from .end_of_hand import EndOfHand, ScoreLine, TeamHand
 from .melds import Canasta, Meld
 from .rulebook import CLASSIC, MODERN, Rule, source, value
-from .scoring import EndOfHand, ScoreLine, TeamHand
 from .special_hands import special_hand_value
 from .table_rules import TableRules
 from .violations import Violation
@@ -111,15 +111,27 @@ class ModernAmerican(Variant):
         name = RANK_NAMES.get(top.rank, top.rank)
         problems: list[Violation] = []
         if not top.is_natural:
-            problems.append(Violation("pack.top_card", f"The pack can't be taken with {top.code} on top: only a natural card can be matched.", src))
+            problems.append(
+                Violation(
+                    "pack.top_card",
+                    f"The pack can't be taken with {top.code} on top: only a natural card can be matched.",
+                    src,
+                )
+            )
         pair_ok = len(pair) == 2 and all(c.is_natural and c.rank == top.rank for c in pair)
         with_pair = table_rules.pack_onto_meld == "pair_and_three_or_four"
         if (meld is None or with_pair) and not pair_ok:
-            problems.append(Violation("pack.pair", f"Taking the pack needs a natural pair of {name} from your hand.", src))
+            problems.append(
+                Violation("pack.pair", f"Taking the pack needs a natural pair of {name} from your hand.", src)
+            )
         if melded_in_rank >= value("pack.max_melded_in_rank") + 1:
-            problems.append(Violation(
-                "pack.five_melded", f"Your team already has five or more {name} melded; the meld would grow past seven.", src,
-            ))
+            problems.append(
+                Violation(
+                    "pack.five_melded",
+                    f"Your team already has five or more {name} melded; the meld would grow past seven.",
+                    src,
+                )
+            )
         if meld is not None and with_pair and len(meld.cards) not in (3, 4):
             problems.append(Violation(
                 "pack.onto_meld",
@@ -150,7 +162,9 @@ class ModernAmerican(Variant):
             return None
         if meld.is_wild_meld:
             if meld.jokers == 4:
-                return ScoreLine("unfinished wild-card meld with four jokers", -table_rules.unfinished_four_joker_penalty)
+                return ScoreLine(
+                    "unfinished wild-card meld with four jokers", -table_rules.unfinished_four_joker_penalty
+                )
             return ScoreLine("unfinished wild-card meld", value("penalty.unfinished_wild"))
         if meld.rank == "7":
             return ScoreLine("unfinished meld of 7s", value("penalty.unfinished_sevens"))
@@ -161,14 +175,22 @@ class ModernAmerican(Variant):
     @staticmethod
     def threes_points(count: int) -> int:
         """Seed 001 §How Modern American scores: per colour 100, 300, 500, 1,000 for one to four."""
-        return {0: 0, 1: value("threes.one"), 2: value("threes.two"), 3: value("threes.three"), 4: value("threes.four")}[count]
+        return {
+            0: 0,
+            1: value("threes.one"),
+            2: value("threes.two"),
+            3: value("threes.three"),
+            4: value("threes.four"),
+        }[count]
 
     def score_lines(self, end: EndOfHand, team: str) -> Iterator[ScoreLine]:
         hand = end.teams[team]
         rules = end.table_rules
         if hand.special_hand:
             # Seed 000 §Special hands: the team scores just the special hand.
-            yield ScoreLine(f"special hand: {hand.special_hand.replace('_', ' ')}", special_hand_value(hand.special_hand, rules))
+            yield ScoreLine(
+                f"special hand: {hand.special_hand.replace('_', ' ')}", special_hand_value(hand.special_hand, rules)
+            )
             return
         canastas = hand.canastas
         for meld in canastas:
@@ -254,23 +276,57 @@ class Classic(Variant):
         problems: list[Violation] = []
         src = lambda key: source(key, CLASSIC)  # noqa: E731
         if len(meld.cards) < value("meld.min_cards", CLASSIC):
-            problems.append(Violation("meld.too_few", f"A meld needs at least 3 cards; this one has {len(meld.cards)}.", src("meld.min_cards")))
+            problems.append(
+                Violation(
+                    "meld.too_few",
+                    f"A meld needs at least 3 cards; this one has {len(meld.cards)}.",
+                    src("meld.min_cards"),
+                )
+            )
         if len(meld.ranks) > 1:
             ranks = rank_list(meld.ranks)
-            problems.append(Violation("meld.mixed_ranks", f"A meld holds one rank, not {ranks}.", src("meld.min_cards")))
+            problems.append(
+                Violation("meld.mixed_ranks", f"A meld holds one rank, not {ranks}.", src("meld.min_cards"))
+            )
         if meld.is_wild_meld:
-            problems.append(Violation("meld.wild_only", "Classic canasta has no melds of wild cards alone.", "seed 001 §Melds and canastas; 001 §Classic and Modern American"))
+            problems.append(
+                Violation(
+                    "meld.wild_only",
+                    "Classic canasta has no melds of wild cards alone.",
+                    "seed 001 §Melds and canastas; 001 §Classic and Modern American",
+                )
+            )
             return problems
         if any(c.is_red_three for c in meld.cards):
             problems.append(Violation("meld.three", "Red threes are laid out, never melded.", "seed 001 §Threes"))
         if meld.rank == "3" and (meld.wilds or len(meld.cards) > 4):
-            problems.append(Violation("meld.black_threes", "Black threes meld only as three or four of them, with no wild card.", "seed 001 §Threes"))
+            problems.append(
+                Violation(
+                    "meld.black_threes",
+                    "Black threes meld only as three or four of them, with no wild card.",
+                    "seed 001 §Threes",
+                )
+            )
         if len(meld.naturals) < value("meld.min_natural", CLASSIC):
-            problems.append(Violation("meld.too_few_natural", "A meld needs at least two natural cards.", src("meld.min_natural")))
+            problems.append(
+                Violation("meld.too_few_natural", "A meld needs at least two natural cards.", src("meld.min_natural"))
+            )
         if len(meld.wilds) > value("meld.max_wild", CLASSIC):
-            problems.append(Violation("meld.too_many_wild", f"A meld holds at most 3 wild cards; this one has {len(meld.wilds)}.", src("meld.max_wild")))
+            problems.append(
+                Violation(
+                    "meld.too_many_wild",
+                    f"A meld holds at most 3 wild cards; this one has {len(meld.wilds)}.",
+                    src("meld.max_wild"),
+                )
+            )
         if table_rules.classic_more_naturals_than_wilds and meld.wilds and len(meld.naturals) <= len(meld.wilds):
-            problems.append(Violation("meld.more_naturals", "A meld needs more natural cards than wild cards at this table.", "seed 002 §Melds (table rule classic_more_naturals_than_wilds)"))
+            problems.append(
+                Violation(
+                    "meld.more_naturals",
+                    "A meld needs more natural cards than wild cards at this table.",
+                    "seed 002 §Melds (table rule classic_more_naturals_than_wilds)",
+                )
+            )
         return problems
 
     def going_out_problems(self, melds: list[Meld], last_card: Card | None = None) -> list[Violation]:
@@ -279,7 +335,9 @@ class Classic(Variant):
         canastas = sum(1 for m in melds if m.is_canasta)
         if canastas >= self.canastas_to_go_out:
             return []
-        return [Violation("going_out.canastas", "A team needs a canasta to go out.", source("going_out.canastas", CLASSIC))]
+        return [
+            Violation("going_out.canastas", "A team needs a canasta to go out.", source("going_out.canastas", CLASSIC))
+        ]
 
     def pack_problems(self, top: Card, pair: tuple[Card, ...], meld: Meld | None, melded_in_rank: int,
                       table_rules: TableRules) -> list[Violation]:
@@ -296,9 +354,14 @@ class Classic(Variant):
         naturals = [c for c in pair if c.rank == top.rank]
         if len(pair) != 2 or not naturals or any(c.rank != top.rank and not c.is_wild for c in pair):
             name = RANK_NAMES.get(top.rank, top.rank)
-            return [Violation(
-                "pack.pair", f"Taking the pile needs two {name}, or one and a wild card, from your hand, or a meld of {name} to add the top card to.", src,
-            )]
+            return [
+                Violation(
+                    "pack.pair",
+                    f"Taking the pile needs two {name}, or one and a wild card, from your hand, or a meld of {name} "
+                    f"to add the top card to.",
+                    src,
+                )
+            ]
         return []
 
     def score_lines(self, end: EndOfHand, team: str) -> Iterator[ScoreLine]:

@@ -26,7 +26,7 @@ def pack(atlas: Path, out: Path, budget: int, seed: int = 0, half: bool = False)
     """Write the decks that fit into ``out`` as WebP; return (decks packed, training decks left out).
     ``half``: each face halved first, as the renderer's pyramid halves it (OpenCV's ``pyrDown``), so a
     card drawn up to two thirds of the stored face's height renders pixel for pixel as from the
-    whole face (:class:`vision.render._FacePyramid`); the manifests keep the whole card's size."""
+    whole face (:class:`vision.synth.render._FacePyramid`); the manifests keep the whole card's size."""
     index = json.loads((atlas / "atlas.json").read_text())
     held_out = sorted(d for d, entry in index["decks"].items() if entry["split"] == "test")
     training = sorted(d for d, entry in index["decks"].items() if entry["split"] != "test")
@@ -89,7 +89,10 @@ def _size(folder: Path) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["pack"] and len(sys.argv) in (5, 6) and sys.argv[5:] in ([], ["--half"]):
         packed, left_out = pack(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), half=sys.argv[5:] == ["--half"])
-        print(f"faces: {len(packed)} decks packed ({packed[0]} held out); left out for room: {', '.join(left_out) or 'none'}")
+        print(
+            f"faces: {len(packed)} decks packed ({packed[0]} held out); left out for room: "
+            f"{', '.join(left_out) or 'none'}"
+        )
     elif sys.argv[1:2] == ["unpack"] and len(sys.argv) == 4:
         print(f"faces: {unpack(Path(sys.argv[2]), Path(sys.argv[3]))} unpacked")
     else:

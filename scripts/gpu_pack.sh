@@ -9,8 +9,8 @@
 # Then, with the device tool: run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600).
 # Everything that travels (tracked files + .gpu) must stay under 64 MiB: the face atlas takes the
 # room the rest leaves (CARRY_MIB, 65 by default: the budget counts the faces before gzip, which
-# squeezes them a little; with 65 the thirty-fourth session's carry was 63.8 MB, 74 decks, and went
-# through, where 62 left room for 67), and this prints the total.
+# squeezes them a little; with 65 a carry of 74 decks came to 63.8 MB and went through, where 62
+# left room for 67), and this prints the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-/work/main/.venv/bin/python}
@@ -59,9 +59,9 @@ EOF
   annotated-types==0.8.0 typing-inspection==0.4.5 simsimd==6.5.16 stringzilla==5.3.2
 
 # The face atlas as lossless WebP (scripts/gpu_faces.py; gpu_train.sh turns it back into PNGs), as
-# many decks as the carry has room for: it outgrew 64 MiB with the ninth session's designs. The
-# tracked files, the packages above and the faces stay under CARRY_MIB. Since the thirty-fifth
-# session each face travels halved as the renderer's pyramid halves it (--half; HALF_FACES= for whole
+# many decks as the carry has room for: it outgrew 64 MiB with the second generation of drawn decks.
+# The tracked files, the packages above and the faces stay under CARRY_MIB. Each face travels
+# halved as the renderer's pyramid halves it (--half; HALF_FACES= for whole
 # faces): a card drawn under two thirds of the face's height renders pixel for pixel as before, a
 # bigger one a little softer (12 training scenes: 99.3 % of pixels alike, 0.8 grey levels off at
 # most on average), and all 87 decks fit (24.5 MB before gzip) where 74 filled the room.

@@ -9,7 +9,7 @@
 # last.pt, results.csv and train.log. Back here: copy best.pt to models/cards.pt, then
 # python -m vision export, python -m vision evaluate, and update models/MODEL_CARD.md.
 #
-# Tried here on the CPU (thirty-first session, 151 s; everything but the wheels' install, which
+# Tried on the CPU (151 s; everything but the wheels' install, which
 # needs Python 3.12): sed '/pip install/d' scripts/gpu_train.sh > scripts/dry.sh && OUT=/tmp/dry
 # DEVICE=cpu SCENES=24 WORKERS=2 DEADLINE=150 PATH=.venv/bin:$PATH bash scripts/dry.sh; rm scripts/dry.sh
 set -uo pipefail

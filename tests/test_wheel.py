@@ -42,6 +42,14 @@ def test_the_wheel_holds_what_the_runtime_opens_and_no_training_checkpoint(wheel
     assert wheel.read("vision/models/cards.int8.bin") == shipped.read_bytes()
 
 
+def test_the_wheel_holds_every_module_of_the_project(wheel):
+    """pyproject.toml lists the packages one by one: a package left off it would be missing from
+    the installed app."""
+    modules = {path.relative_to(ROOT).as_posix() for package in ("companion", "vision")
+               for path in (ROOT / package).rglob("*.py")}
+    assert sorted(modules - set(wheel.namelist())) == []
+
+
 def test_the_training_stack_is_only_in_the_train_extra(wheel):
     from packaging.requirements import Requirement
 

@@ -6,7 +6,7 @@
     video   play a simulated hand forward and write it as a video with per-frame ground truth
     read    read tables from images or videos: each team's melds, piles and threes
     learn-deck  fine-tune the classifier on the cards players taught it (the app runs it)
-    tiles, train, classifier, recalibrate, export, evaluate: the card detector (vision.detector_cli)
+    tiles, train, classifier, recalibrate, export, evaluate: the card detector (vision.cli.detector)
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from vision import detector_cli
-from vision.atlas import DEFAULT_ATLAS_DIR, AtlasError
+from vision.cli import detector as detector_cli
+from vision.synth.atlas import DEFAULT_ATLAS_DIR, AtlasError
 
 #: The modules of the ``[train]`` extra (pyproject.toml): what making data, training, exporting and
 #: evaluating import, and reading tables does not. A command that misses one says how to install them.
@@ -55,10 +55,17 @@ def _parser() -> argparse.ArgumentParser:
     faces.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR, help="atlas folder (default %(default)s)")
     faces.add_argument("--card-height", type=detector_cli.at_least(1), default=400,
                        help="face height in pixels (default %(default)s)")
-    faces.add_argument("--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)")
-    faces.add_argument("--random-decks", type=int, default=None, metavar="N",
-                       help="how many of the project's random decks to draw (default: vision.drawn_deck.RANDOM_DECKS; "
-                            "96 adds the third generation, project-random-64..95)")
+    faces.add_argument(
+        "--decks", help="comma-separated deck ids to render, kept with the atlas's others (default: all)"
+    )
+    faces.add_argument(
+        "--random-decks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="how many of the project's random decks to draw (default: vision.synth.drawn_deck.RANDOM_DECKS; "
+        "96 adds the third generation, project-random-64..95)",
+    )
     faces.set_defaults(run=_run_faces)
 
     synth = commands.add_parser("synth", help="write a dataset of synthetic scenes")
@@ -72,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--camera", choices=("table", "close"), default="table",
                        help="table: most often a whole table in view, every size from far to close (default); "
                             "close: a camera 30-60 cm above the cards, a 4K one or a phone photo "
-                            "(vision.camera.CLOSE_CARD_HEIGHTS_1080)")
+                            "(vision.synth.camera.CLOSE_CARD_HEIGHTS_1080)")
     synth.add_argument("--splits", default="train,val,test",
                        help="comma-separated splits to write, each scene as in the whole set (default %(default)s)")
     synth.set_defaults(run=_run_synth)
@@ -110,9 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     learn = commands.add_parser("learn-deck", help="learn the table's deck from the cards players taught")
     learn.add_argument("folder", type=Path, help="the deck folder the app wrote (its taught cards, cards.npz)")
     learn.add_argument("--minutes", type=float, default=None,
-                       help="most fine-tuning time (default: vision.deck_learning.LESSON_MINUTES)")
+                       help="most fine-tuning time (default: vision.reader.deck_learning.LESSON_MINUTES)")
     learn.add_argument("--passes", type=float, default=None,
-                       help="times the fine-tuning sees each taught card (default: vision.deck_learning.PASSES)")
+                       help="times the fine-tuning sees each taught card (default: vision.reader.deck_learning.PASSES)")
     learn.add_argument("--threads", type=int, default=1, help="threads (default %(default)s: the app keeps a core)")
     learn.add_argument("--stop-with-parent", type=int, metavar="PID",
                        help="end when process PID, which started it, ends (the app passes its own)")
@@ -147,7 +154,7 @@ def _run_learn_deck(args: argparse.Namespace) -> int:
         stop_with_parent(args.stop_with_parent)
     from threadpoolctl import threadpool_limits
 
-    from vision.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
+    from vision.reader.deck_learning import LESSON_MINUTES, PASSES, DeckLearningError, learn_deck
 
     minutes = LESSON_MINUTES if args.minutes is None else args.minutes
     passes = PASSES if args.passes is None else args.passes
@@ -168,7 +175,7 @@ def _run_learn_deck(args: argparse.Namespace) -> int:
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    from vision.read_command import run_read
+    from vision.cli.read import run_read
 
     if args.every < 1:
         raise UsageError("--every must be at least 1")
@@ -201,9 +208,9 @@ def _writable_dir(path: Path) -> Path:
 def _run_synth(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.atlas import FaceAtlas
-    from vision.camera import CLOSE_CARD_HEIGHTS_1080
-    from vision.dataset import SPLITS, plan, write_dataset
+    from vision.synth.atlas import FaceAtlas
+    from vision.synth.camera import CLOSE_CARD_HEIGHTS_1080
+    from vision.synth.dataset import SPLITS, plan, write_dataset
 
     size = parse_size(args.size)
     FaceAtlas(args.atlas)
@@ -226,8 +233,8 @@ def _run_synth(args: argparse.Namespace) -> int:
 
 
 def _run_sheet(args: argparse.Namespace) -> int:
-    from vision.atlas import FaceAtlas
-    from vision.contact_sheet import contact_sheet
+    from vision.synth.atlas import FaceAtlas
+    from vision.synth.contact_sheet import contact_sheet
 
     _writable_dir(args.out.parent)
     print(contact_sheet(FaceAtlas(args.atlas), args.out, args.seed))
@@ -237,10 +244,10 @@ def _run_sheet(args: argparse.Namespace) -> int:
 def _run_faces(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.atlas import ATLAS_INDEX_NAME
-    from vision.decks import installed_decks
-    from vision.drawn_deck import RANDOM_DECKS, all_styles, write_drawn_decks
-    from vision.faces import build_atlas
+    from vision.synth.atlas import ATLAS_INDEX_NAME
+    from vision.synth.decks import installed_decks
+    from vision.synth.drawn_deck import RANDOM_DECKS, all_styles, write_drawn_decks
+    from vision.synth.faces import build_atlas
 
     if args.random_decks is not None and args.random_decks < 0:
         raise UsageError("--random-decks must be 0 or more")
@@ -269,8 +276,8 @@ def _run_faces(args: argparse.Namespace) -> int:
 
 
 def _run_video(args: argparse.Namespace) -> int:
-    from vision.atlas import FaceAtlas
-    from vision.video import write_hand_video
+    from vision.synth.atlas import FaceAtlas
+    from vision.synth.video import write_hand_video
 
     size = parse_size(args.size)
     atlas = FaceAtlas(args.atlas)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from companion import Card
@@ -56,7 +63,9 @@ class CardPicker(QDialog):
         suits = QHBoxLayout()
         self.suit_buttons: dict[str, QPushButton] = {}
         for suit in SUITS:
-            button = self._button(f"{SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}", lambda _=False, s=suit: self._pick_suit(s))
+            button = self._button(
+                f"{SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]}", lambda _=False, s=suit: self._pick_suit(s)
+            )
             button.setStyleSheet(f"color: {RED if suit in 'DH' else '#111'}; font-size: 15px;")
             self.suit_buttons[suit] = button
             suits.addWidget(button)

@@ -1,9 +1,9 @@
-"""Teaching the card reader the table's own deck (:mod:`vision.deck_learning`).
+"""Teaching the card reader the table's own deck (:mod:`vision.reader.deck_learning`).
 
 Players lay cards face up where the camera sees them and choose *Reader → Teach it our cards*: the
 app finds the corner indexes in the picture (:class:`DeckTeacher`), shows each one with the reader's
 guess (:class:`TeachDialog`), and keeps the names the players confirm or correct in the score-sheet
-database. Once it holds :data:`~vision.deck_learning.MIN_CARDS` cards, :class:`DeckLearner` runs
+database. Once it holds :data:`~vision.reader.deck_learning.MIN_CARDS` cards, :class:`DeckLearner` runs
 ``python -m vision learn-deck`` in a background process (the window stays live, the video plays);
 its lesson is kept only if the learnt classifier names held-back taught cards better, and the
 reader then uses it. *Reader → Forget our deck* goes back to the shipped classifier.
@@ -20,15 +20,32 @@ import numpy as np
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
-from vision.classes import CLASS_NAMES
-from vision.deck_learning import (
-    LESSON_MINUTES, MIN_CARDS, NOT_A_CARD, PASSES, DeckLesson, decode_crop, encode_crop, label_of, last_lesson,
-    learnt_classifier, save_cards, teaching_crops,
+from vision.reader.classes import CLASS_NAMES
+from vision.reader.deck_learning import (
+    LESSON_MINUTES,
+    MIN_CARDS,
+    NOT_A_CARD,
+    PASSES,
+    DeckLesson,
+    decode_crop,
+    encode_crop,
+    label_of,
+    last_lesson,
+    learnt_classifier,
+    save_cards,
+    teaching_crops,
 )
-from vision.index_classifier import CONTEXT
+from vision.reader.index_classifier import CONTEXT
 
 from .words import card_name
 
@@ -58,9 +75,9 @@ class DeckTeacher:
         self._boxes = self._names = None
 
     def finds(self, frame_bgr: np.ndarray):
-        """:class:`~vision.detections.Detections` of the corner indexes the detector is sure of,
+        """:class:`~vision.reader.detections.Detections` of the corner indexes the detector is sure of,
         each named by the classifier (its ``confidence``: how sure it is of that name)."""
-        from vision.detector import CardDetector
+        from vision.reader.detector import CardDetector
 
         if self._boxes is None:
             self._boxes = CardDetector(classifier=False)
@@ -75,18 +92,18 @@ class DeckTeacher:
 
 def _shipped_classifier() -> Path:
     """The shipped classifier's export, beside the detector the app runs."""
-    from vision.detector import BACKENDS, CLASSIFIER_NAME
-    from vision.weights import default_weights
+    from vision.reader.detector import BACKENDS, CLASSIFIER_NAME
+    from vision.reader.weights import default_weights
 
     return default_weights(BACKENDS[0]).parent / (CLASSIFIER_NAME + ".onnx")
 
 
 def _reader_classifier(path: Path):
     """The classifier export at ``path``, run as the reader's detector runs its own: the app's
-    reader is a default :class:`~vision.card_reader.CardReader`, so its backend is the first of
-    :data:`~vision.detector.BACKENDS`."""
-    from vision.detector import BACKENDS, classifier_runtime
-    from vision.index_classifier import IndexClassifier
+    reader is a default :class:`~vision.reader.card_reader.CardReader`, so its backend is the first of
+    :data:`~vision.reader.detector.BACKENDS`."""
+    from vision.reader.detector import BACKENDS, classifier_runtime
+    from vision.reader.index_classifier import IndexClassifier
 
     return IndexClassifier(path, runtime=classifier_runtime(BACKENDS[0]))
 
@@ -114,15 +131,15 @@ def use_learnt_deck(reader, folder: Path) -> str:
 def shipped_reader_classifier():
     """The shipped classifier as the reader runs it (the table's deck forgotten): the export a fresh
     start pairs with the default detector (the int8 one beside an int8 detector)."""
-    from vision.detector import BACKENDS, classifier_beside
-    from vision.weights import default_weights
+    from vision.reader.detector import BACKENDS, classifier_beside
+    from vision.reader.weights import default_weights
 
     return _reader_classifier(classifier_beside(default_weights(BACKENDS[0]), BACKENDS[0]))
 
 
 def thumbnail(frame_bgr: np.ndarray, box: np.ndarray) -> QPixmap:
     """A find and its surroundings, as players see it in the dialog."""
-    from vision.index_classifier import window_crops
+    from vision.reader.index_classifier import window_crops
 
     crop = np.ascontiguousarray(window_crops(frame_bgr, np.asarray([box]), THUMB_PX, THUMB_WINDOW)[0][..., ::-1])
     image = QImage(crop.data, THUMB_PX, THUMB_PX, 3 * THUMB_PX, QImage.Format_RGB888)

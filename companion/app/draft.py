@@ -65,7 +65,9 @@ class HandDraft:
                 read, into = hand["teams"][side], draft.teams[team or side]
                 into["melds"] += [list(meld) for meld in read["melds"]]
                 into["threes"] += list(read["threes"])
-                into["hands"] = [cards for cards in into["hands"] if cards] + [list(cards) for cards in read["hands"] if cards]
+                into["hands"] = [cards for cards in into["hands"] if cards] + [
+                    list(cards) for cards in read["hands"] if cards
+                ]
                 into["hands"] = (into["hands"] + [[], []])[:max(2, len(into["hands"]))]
         return draft
 
@@ -87,7 +89,11 @@ class HandDraft:
 
     def places(self, team: str) -> list[Place]:
         data = self.teams[team]
-        return [("melds", i) for i in range(len(data["melds"]))] + [("threes",)] + [("hands", p) for p in range(len(data["hands"]))]
+        return (
+            [("melds", i) for i in range(len(data["melds"]))]
+            + [("threes",)]
+            + [("hands", p) for p in range(len(data["hands"]))]
+        )
 
     def to_hand(self) -> dict[str, Any]:
         """The hand file for the core (without score_before); empty melds are dropped."""

@@ -12,8 +12,20 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QGridLayout, QGroupBox, QHBoxLayout,
-    QLabel, QPushButton, QRadioButton, QScrollArea, QVBoxLayout, QWidget,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from companion import TEAMS, HandFileError, Meld, parse_cards
@@ -95,7 +107,9 @@ class EndOfHandDialog(QDialog):
         row.addWidget(QLabel("Went out:"))
         self.went_out_group = QButtonGroup(self)
         self.went_out_buttons: dict[str | None, QRadioButton] = {}
-        choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [(None, "nobody (the draw pile ran out)")]
+        choices = [(team, as_title(self.game.team_names[team])) for team in TEAMS] + [
+            (None, "nobody (the draw pile ran out)")
+        ]
         for key, text in choices:
             button = self.went_out_buttons[key] = QRadioButton(text)
             button.setChecked(self.draft.went_out == key)
@@ -189,7 +203,9 @@ class EndOfHandDialog(QDialog):
             self.report = self.game.report(self.draft.to_hand(), self.position)
         except HandFileError as error:
             self.report = None
-            self.breakdown.setText(f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>")
+            self.breakdown.setText(
+                f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>"
+            )
         else:
             names = self.game.team_names
             check = f"Check, {names[self.draft.went_out]} went out:" if self.draft.went_out else "Check:"

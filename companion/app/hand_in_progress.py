@@ -14,7 +14,7 @@ from typing import Any
 
 from companion import TEAMS, HandState
 from companion.handlog import HandLogError, from_log, replay, to_log
-from vision.tracking import TableTracker
+from vision.reader.tracking import TableTracker
 
 
 def hand_log(tracker: TableTracker) -> dict[str, Any] | None:

@@ -1,7 +1,7 @@
 """Reading the table while the video plays, off the GUI thread.
 
 The frame thread hands every decoded frame to :meth:`LiveReading.offer`; a reading thread reads the
-newest one and emits the :class:`~vision.reading.TableReading`. Frames that arrive while a reading
+newest one and emits the :class:`~vision.reader.reading.TableReading`. Frames that arrive while a reading
 is under way replace each other, so a slow reader (a detector takes tens of milliseconds a frame)
 reads as often as it can and never falls behind the picture.
 
@@ -17,7 +17,6 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
-
 
 #: Readings a second at most: the table changes at the pace of play, and the picture (25 frames a
 #: second on two cores) needs the rest of the machine.
@@ -46,7 +45,7 @@ class ReadingWorker(QObject):
         self._photos: list[tuple[int, np.ndarray]] = []  #: photos to read before the next frame
 
     def offer_photo(self, number: int, picture_bgr: np.ndarray) -> None:
-        """Read this photo (:meth:`~vision.card_reader.CardReader.read_photo`) before the next frame,
+        """Read this photo (:meth:`~vision.reader.card_reader.CardReader.read_photo`) before the next frame,
         on this thread, which alone runs the reader; the answer comes as :attr:`photo_read` or
         :attr:`photo_failed` with ``number``."""
         with self._wake:
@@ -184,7 +183,7 @@ class LiveReading(QObject):
         self._take = self._worker.start_over()
 
     def use_setup(self, setup, new_view: bool = True) -> None:
-        """Read the frames from now on with this :class:`~vision.team_areas.TableSetup`; ``new_view``
+        """Read the frames from now on with this :class:`~vision.reader.team_areas.TableSetup`; ``new_view``
         False keeps what the reader measured of the view (the same camera, the sides' names swapped)."""
         self._take = self._worker.start_over(setup, new_view)
 

@@ -85,7 +85,9 @@ def tell(message: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="canasta-companion", description="Reads a canasta table and keeps the score sheet.")
+    parser = argparse.ArgumentParser(
+        prog="canasta-companion", description="Reads a canasta table and keeps the score sheet."
+    )
     parser.add_argument("--database", metavar="FILE", help="the score-sheet file to use (default: in your data folder)")
     video = parser.add_mutually_exclusive_group()
     video.add_argument("--video", metavar="FILE", help="play this video file (default: what played last)")

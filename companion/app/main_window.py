@@ -12,18 +12,46 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
-    QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QLabel,
-    QListWidget, QListWidgetItem, QMainWindow, QMessageBox, QPushButton, QScrollArea, QSplitter, QTabWidget, QToolBar,
-    QVBoxLayout, QWidget,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
 from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
 from companion.hand import Event
 from companion.handlog import HandLogError
+from vision.reader.deck_learning import learnt_classifier
+from vision.reader.frame_sources import FrameSourceError, read_image
+from vision.reader.reading import SURE
+from vision.reader.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
+from vision.reader.tracking import settle_guesses
 
 from .cameras import list_cameras
 from .deck import (
-    DeckLearner, DeckTeacher, TeachDialog, deck_folder, learnt_reader_classifier, shipped_reader_classifier,
+    DeckLearner,
+    DeckTeacher,
+    TeachDialog,
+    deck_folder,
+    learnt_reader_classifier,
+    shipped_reader_classifier,
     use_learnt_deck,
 )
 from .draft import HandDraft
@@ -37,17 +65,11 @@ from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
 from .sheet_view import SheetView
 from .store import DamagedGame, GameChanged, GameSummary, Store, StoreError
+from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
 from .video import VideoFeed
-from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
 from .video_view import TABLE, VideoView
 from .words import as_title, where_written
-
-from vision.deck_learning import learnt_classifier
-from vision.frame_sources import FrameSourceError, read_image
-from vision.reading import SURE
-from vision.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
-from vision.tracking import settle_guesses
 
 #: The bundled demo hand: a simulated hand rendered by ``python -m vision video`` (datasets/demo/,
 #: installed as the package ``companion.app.demo``).
@@ -65,13 +87,10 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 
 
 #: Asked of players while no team areas (nor the table's corners) are set up for the picture. Without
-#: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.facing`),
+#: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.reader.facing`),
 #: team A's the side nearer the picture's bottom until players swap the names (:meth:`MainWindow.swap_sides`),
-#: and the window outlines the sides it took. Replays of the shipped detector's finds on the 40
-#: held-out hand videos, every 3rd frame (forty-fourth session): 282 of their 627 plays in order so,
-#: 384 with a player pressing "Swap the sides" 5 seconds after the reader named them the wrong way
-#: round, 226 with the picture's lower half for team A, 477 with the areas drawn around each team's
-#: cards.
+#: and the window outlines the sides it took. The held-out hand videos follow far more plays with
+#: the areas drawn than without (docs/experiments.md, "Sides by facing"), so the app asks for them.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
                 "their cards face and names each side on the picture; if it names them the wrong way round, "
                 "press “Swap the sides” (W). It reads better with the areas: press “Set up table areas” and "
@@ -79,7 +98,7 @@ AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two
 
 
 def setup_beside(video: Path) -> dict | None:
-    """The team areas a video file comes with (:data:`~vision.team_areas.TABLE_SETUP_FILE` beside it),
+    """The team areas a video file comes with (:data:`~vision.reader.team_areas.TABLE_SETUP_FILE` beside it),
     or ``None`` when it has none, or they can't be read (the video then plays without areas until
     players set them up)."""
     try:
@@ -172,7 +191,9 @@ class MainWindow(QMainWindow):
         if self.reader is not None:
             self.live = LiveReading(self.reader, self)
             self.live.reading.connect(self.on_reading)
-            self.live.failed.connect(lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}"))
+            self.live.failed.connect(
+                lambda why: self.statusBar().showMessage(f"The card reader failed on a frame: {why}")
+            )
             self.live.use_threshold(self.settings.threshold)
             self.feed.frame_sink = self._offer_frame
             self.photo_reading = PhotoReading(self.live, self)
@@ -271,7 +292,9 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         self.set_up_action = QAction("Set up table areas", self)
         self.set_up_action.setCheckable(True)
-        self.set_up_action.setToolTip("Drag each team's area on the picture so the card reader knows whose cards are whose")
+        self.set_up_action.setToolTip(
+            "Drag each team's area on the picture so the card reader knows whose cards are whose"
+        )
         self.set_up_action.toggled.connect(self.set_up_areas)
         bar.addAction(self.set_up_action)
         self.swap_action = QAction("Swap the sides", self)
@@ -654,7 +677,9 @@ class MainWindow(QMainWindow):
         """Play a camera (its id), the demo hand, the video file played last, or a file the players
         pick (:data:`OPEN_FILE`); the choice is kept for the next start. The hand in progress goes on."""
         if source == OPEN_FILE:
-            path, _ = QFileDialog.getOpenFileName(self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov)")
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov)"
+            )
             if not path:  # nothing picked: the menu shows what still plays
                 self._list_sources(self.settings.source)
                 return
@@ -663,7 +688,10 @@ class MainWindow(QMainWindow):
         if gone:
             missing, self.settings.video_file, source = self.settings.video_file, None, DEMO
         self.settings.source = source
-        self._keep("the video chosen", lambda: self.store.set_settings({"source": source, "video_file": self.settings.video_file}))
+        self._keep(
+            "the video chosen",
+            lambda: self.store.set_settings({"source": source, "video_file": self.settings.video_file}),
+        )
         self._list_sources(source)
         if source == DEMO and not DEMO_VIDEO.exists():
             self._play(None, None)
@@ -702,9 +730,8 @@ class MainWindow(QMainWindow):
     def _saved_setup(self, key: str | None) -> TableSetup:
         """The team areas kept for this video; else those it comes with (:func:`setup_beside`: the
         demo's ``datasets/demo/table_setup.json``, four corners around each team's cards). Without
-        them the reader took the demo's discard pile for the turn card and reported it drawn before
-        the first three (10–11 of the hand's 15 events in order, against 12 with them; forty-second
-        session)."""
+        them the reader takes the demo's discard pile for the turn card and reports it drawn before
+        the first three."""
         try:
             saved = self.store.table_setup(key) if key is not None else None
             if saved is None:
@@ -713,7 +740,9 @@ class MainWindow(QMainWindow):
                 return TableSetup()
             return TableSetup.from_json(saved)
         except (StoreError, TableSetupError) as error:
-            self.statusBar().showMessage(f"The team areas kept for this video can't be used ({error}); set them up again.")
+            self.statusBar().showMessage(
+                f"The team areas kept for this video can't be used ({error}); set them up again."
+            )
             return TableSetup()
 
     @staticmethod
@@ -731,7 +760,10 @@ class MainWindow(QMainWindow):
             # A video's "none" is kept as such where forgetting it would bring back the areas beside it.
             comes_with = self._setup_beside(self.playing) is not None
             kept = setup.to_json()
-            self._keep("the team areas", lambda: self.store.save_table_setup(self.playing, kept if kept or comes_with else None))
+            self._keep(
+                "the team areas",
+                lambda: self.store.save_table_setup(self.playing, kept if kept or comes_with else None),
+            )
         if self.live is not None:
             self.live.use_setup(setup, new_view)
         self.video.show_areas(set_outlines(setup))
@@ -777,7 +809,7 @@ class MainWindow(QMainWindow):
     def swap_sides(self) -> None:
         """Players say the camera takes each team's cards for the other's: the set-up names the sides
         the other way round (kept for this camera or video), and the hand so far is each team's play
-        the other's (:meth:`~vision.tracking.TableTracker.swap_teams`)."""
+        the other's (:meth:`~vision.reader.tracking.TableTracker.swap_teams`)."""
         self.cancel_set_up()
         reading = self.last_reading
         # The reader keeps the finds it took the table's turn from; only the names change.
@@ -853,7 +885,7 @@ class MainWindow(QMainWindow):
 
     def keep_taught_cards(self, taught: list[tuple[str, bytes]]) -> None:
         """Add cards the players named to the database; start a lesson when there are enough."""
-        from vision.deck_learning import MIN_CARDS
+        from vision.reader.deck_learning import MIN_CARDS
 
         try:
             count = self.store.add_taught_cards(taught) if taught else self.store.taught_card_count()
@@ -895,7 +927,7 @@ class MainWindow(QMainWindow):
 
     def forget_learnt_deck(self) -> None:
         """Back to the shipped classifier; the taught cards are deleted."""
-        from vision.deck_learning import forget_deck
+        from vision.reader.deck_learning import forget_deck
 
         self.learner.stop()
         left = forget_deck(self.deck)  # what was learnt first: the taught cards go only if it went
@@ -936,7 +968,7 @@ class MainWindow(QMainWindow):
 
     def _show_sides_taken(self, reading) -> None:
         """Without a set-up, outline each team's side as the reader took it from which way the cards
-        face (:mod:`vision.facing`), so players see which side it counts as team A's."""
+        face (:mod:`vision.reader.facing`), so players see which side it counts as team A's."""
         if reading.team_sides is not None and not self.video.editing and not self.table_setup.set_up:
             self.video.show_areas(reading.team_sides)
 
@@ -946,9 +978,18 @@ class MainWindow(QMainWindow):
         its camera)."""
         self.recent_corner_heights.extend(reading.index_heights)
         self.recent_corner_sharpness.extend(reading.index_sharpness)
-        advice = [] if self.playing == DEMO else [
-            line for line in (corner_size_advice(self.recent_corner_heights, self.model_metrics, self.settings.threshold),
-                              focus_advice(self.recent_corner_sharpness)) if line]
+        advice = (
+            []
+            if self.playing == DEMO
+            else [
+                line
+                for line in (
+                    corner_size_advice(self.recent_corner_heights, self.model_metrics, self.settings.threshold),
+                    focus_advice(self.recent_corner_sharpness),
+                )
+                if line
+            ]
+        )
         if not self.table_setup.set_up:
             advice.insert(0, AREAS_ADVICE)
         self.camera_advice.setText("\n\n".join(advice))

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.focus import BLURRED_BELOW
-from vision.reading import READABLE_INDEX_PX
-from vision.weights import shipped_file
+from vision.reader.focus import BLURRED_BELOW
+from vision.reader.reading import READABLE_INDEX_PX
+from vision.reader.weights import shipped_file
 
 MODEL_METRICS = shipped_file("evaluation/metrics.json")
 #: Below this share of corner indexes found surely on unseen decks, the reader is still in training.
@@ -24,8 +24,7 @@ TRUSTED_SHARE_FOUND = 0.95
 #: make the app ask players to bring the camera closer: on the held-out decks the reader names about
 #: half as many corners 12–16 px tall as 24 px or taller, and far fewer below (``by_size`` in
 #: ``metrics.json``). A camera brought close must also focus: blur costs the reader more than any
-#: other fault of the webcam (held-out mAP50 0.683 -> 0.546, ``bench/camera_faults.py``, seventeenth
-#: session).
+#: other fault of the webcam (``bench/camera_faults.py``; :mod:`vision.reader.focus`).
 SMALL_CORNER_PX = READABLE_INDEX_PX
 #: Corners read lately that the app pools before it judges their size.
 CORNERS_TO_JUDGE = 20
@@ -53,7 +52,7 @@ def load_card_reader(metrics: Path = MODEL_METRICS) -> tuple[Any | None, str]:
 
 
 def _share_found(measured: Any) -> float | None:
-    """The share of held-out indexes found where a card counts as sure (:data:`vision.reading.SURE`),
+    """The share of held-out indexes found where a card counts as sure (:data:`vision.reader.reading.SURE`),
     from ``metrics.json`` or its ``readable`` block (``None`` when it isn't there)."""
     try:
         return float(measured["located"])
@@ -93,7 +92,7 @@ def corner_size_advice(heights: Sequence[float], metrics: dict, threshold: float
 
 def focus_advice(sharpness: Sequence[float]) -> str | None:
     """A line asking players to focus the camera while the card corners it reads lately look blurred
-    (their median sharpness under :data:`vision.focus.BLURRED_BELOW`, where blur cost the reader
+    (their median sharpness under :data:`vision.reader.focus.BLURRED_BELOW`, where blur cost the reader
     about a third to a half of the cards it names on the same table in focus); ``None`` when they
     look sharp, or too few have been judged."""
     if len(sharpness) < CORNERS_TO_JUDGE or statistics.median(sharpness) >= BLURRED_BELOW:

@@ -19,7 +19,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-
 from .deck import TeachDialog  # noqa: E402
 from .draft import HandDraft  # noqa: E402
 from .end_of_hand import EndOfHandDialog  # noqa: E402
@@ -28,10 +27,23 @@ from .store import Store  # noqa: E402
 
 KINGS = "KH KS KD KC KH KS KD"
 EARLIER_HANDS = [
-    {"went_out": "A", "teams": {"A": {"melds": [KINGS.split(), ["8H", "8S", "8D", "8C", "2D"]], "threes": ["3H"], "hands": [[], ["5C"]]},
-                                "B": {"melds": [["QH", "QS", "QD"]], "hands": [["7C", "AS"], ["JK"]]}}},
-    {"went_out": "B", "teams": {"A": {"melds": [["9H", "9S", "9D", "JK"]], "hands": [["4D"], ["KC", "KC"]]},
-                                "B": {"melds": [["JH", "JS", "JD", "JC", "JH", "JS", "JD"], ["10H", "10S", "10D", "10C", "10H", "10S", "2C"]], "hands": [[], []]}}},
+    {
+        "went_out": "A",
+        "teams": {
+            "A": {"melds": [KINGS.split(), ["8H", "8S", "8D", "8C", "2D"]], "threes": ["3H"], "hands": [[], ["5C"]]},
+            "B": {"melds": [["QH", "QS", "QD"]], "hands": [["7C", "AS"], ["JK"]]},
+        },
+    },
+    {
+        "went_out": "B",
+        "teams": {
+            "A": {"melds": [["9H", "9S", "9D", "JK"]], "hands": [["4D"], ["KC", "KC"]]},
+            "B": {
+                "melds": [["JH", "JS", "JD", "JC", "JH", "JS", "JD"], ["10H", "10S", "10D", "10C", "10H", "10S", "2C"]],
+                "hands": [[], []],
+            },
+        },
+    },
 ]
 #: The demo's events shown in the main window: up to its second canasta, before anyone goes out.
 DEMO_EVENTS_SHOWN = 14
@@ -39,7 +51,7 @@ DEMO_EVENTS_SHOWN = 14
 
 def play_demo_until(window, events_shown: int) -> None:
     """Apply the demo hand's first events to the window and show the video frame that follows them."""
-    from vision.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
+    from vision.synth.video import FRAMES_PER_STILL, STILLS_PER_EVENT, as_hand_event
 
     from .main_window import DEMO_VIDEO
     from .video import to_qimage

@@ -8,7 +8,7 @@ from typing import Any
 
 from companion import TEAMS, TableRules, TableRulesError
 from companion.variant import VARIANTS
-from vision.reading import READING_THRESHOLD
+from vision.reader.reading import READING_THRESHOLD
 
 from .game import DEFAULT_TEAM_NAMES
 from .store import Store
@@ -16,10 +16,10 @@ from .store import Store
 #: Video sources other than a camera's id: the bundled demo hand, the video file played last.
 DEMO, VIDEO_FILE = "demo", "file"
 #: Cards read less sure than this are not shown (the card reader's cut-off; those under
-#: :data:`vision.reading.SURE` show amber).
+#: :data:`vision.reader.reading.SURE` show amber).
 DEFAULT_THRESHOLD = READING_THRESHOLD
 #: The default threshold of versions that did not store theirs beside the settings (before the
-#: reader's own threshold, the eighteenth session of issue 4).
+#: reader had a threshold of its own, issue 4).
 FIRST_DEFAULT_THRESHOLD = 0.5
 #: The thresholds players may choose (Settings ▸ Detection threshold).
 THRESHOLD_RANGE = (0.05, 0.95)

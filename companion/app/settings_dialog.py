@@ -8,8 +8,18 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QGridLayout, QLabel,
-    QLineEdit, QScrollArea, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from companion import SETTINGS, TEAMS, TableRulesError
@@ -109,7 +119,8 @@ class SettingsDialog(QDialog):
         unchecked = ("" if setting.checked else " The camera can't see players' hands or hear them, so the app "
                      "keeps this for your table and checks nothing against it.")
         about = QLabel(
-            f"Default: <b>{html.escape(shown(setting, setting.default))}</b> ({html.escape(where_written(setting.reason))}).{unchecked} "
+            f"Default: <b>{html.escape(shown(setting, setting.default))}</b> "
+            f"({html.escape(where_written(setting.reason))}).{unchecked} "
             f"<span style='color:#555'>{html.escape(where_written(setting.sources))}</span>"
         )
         about.setWordWrap(True)
@@ -158,7 +169,7 @@ class SettingsDialog(QDialog):
             threshold=round(self.threshold.value(), 2),
         )
         try:
-            result.rules  # the core checks every value
+            _ = result.rules  # the core checks every value
         except TableRulesError as error:
             self.error.setText(f"These table rules can't be used: {error}")
             return

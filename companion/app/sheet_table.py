@@ -26,7 +26,9 @@ def sheet_table(game: Game) -> SheetTable:
     names = game.team_names
     header = ["Hand"] + [f"{names[t]}: {what}" for t in TEAMS for what in ("hand", "total", "next minimum")]
     rows = game.sheet.rows()
-    values = [[row.number] + [v for t in TEAMS for v in (row.scores[t], row.totals[t], row.next_minimums[t])] for row in rows]
+    values = [
+        [row.number] + [v for t in TEAMS for v in (row.scores[t], row.totals[t], row.next_minimums[t])] for row in rows
+    ]
     title = f"{get_variant(game.variant).title} canasta — {isolated(names['A'])} v {isolated(names['B'])}"
     return SheetTable(title, header, values, banner(game), [row.after_game_end for row in rows])
 

@@ -10,8 +10,18 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton,
-    QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from companion import HandFileError
@@ -20,8 +30,8 @@ from .draft import HandDraft
 from .end_of_hand import EndOfHandDialog
 from .export import write_pdf
 from .game import Game
-from .store import UNCHANGED, GameChanged
 from .sheet_table import sheet_table, write_csv
+from .store import UNCHANGED, GameChanged
 
 #: What can go wrong while a change is committed: the core refuses the hand, or the disk fails.
 COMMIT_ERRORS = (HandFileError, sqlite3.Error, OSError)
@@ -168,7 +178,9 @@ class SheetView(QWidget):
         if self.open_dialog(dialog) != QDialog.Accepted:
             return
         new, game = dialog.hand(), self.game
-        self._change(f"edit hand {position + 1}", lambda: game.replace(position, new), lambda: game.replace(position, old))
+        self._change(
+            f"edit hand {position + 1}", lambda: game.replace(position, new), lambda: game.replace(position, old)
+        )
 
     def delete_hand(self, position: int | None) -> None:
         if position is None:
@@ -202,7 +214,9 @@ class SheetView(QWidget):
         return True
 
     def _export(self, kind: str, suffix: str, write: Callable[[Any, Path], None]) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export the score sheet as {kind}", f"score-sheet.{suffix}", f"{kind} (*.{suffix})")
+        path, _ = QFileDialog.getSaveFileName(
+            self, f"Export the score sheet as {kind}", f"score-sheet.{suffix}", f"{kind} (*.{suffix})"
+        )
         if not path:
             return
         try:

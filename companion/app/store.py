@@ -68,7 +68,7 @@ MIGRATIONS = {
     2: """
 CREATE TABLE table_setups (
     source TEXT PRIMARY KEY,            -- the video the areas were drawn on: a camera's id, a file, "demo"
-    setup TEXT NOT NULL,                -- JSON: vision.team_areas.TableSetup.to_json()
+    setup TEXT NOT NULL,                -- JSON: vision.reader.team_areas.TableSetup.to_json()
     saved TEXT NOT NULL
 );
 """,
@@ -80,7 +80,7 @@ CREATE TABLE hand_in_progress (         -- at most one row: the hand on the tabl
 );
 """,
     4: """
-CREATE TABLE taught_cards (             -- the table's own deck, as players named it (vision.deck_learning)
+CREATE TABLE taught_cards (             -- the table's own deck, as players named it (vision.reader.deck_learning)
     id INTEGER PRIMARY KEY,
     code TEXT NOT NULL,                 -- a card code such as KH or JK, or "none": no card's corner
     crop BLOB NOT NULL,                 -- PNG: the corner index and its surroundings, as the reader saw it
@@ -198,7 +198,9 @@ READ_ONLY = (f"the file or its folder is read-only: make both writable, or choos
 
 
 def cannot_write(path: Path, cause: str, why: str) -> UnusableStore:
-    return UnusableStore(path, f"The score-sheet file {path} can't be written ({cause}): {why}. Nothing in it was changed.")
+    return UnusableStore(
+        path, f"The score-sheet file {path} can't be written ({cause}): {why}. Nothing in it was changed."
+    )
 
 
 def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
@@ -213,7 +215,8 @@ def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
     elif name.startswith("SQLITE_FULL"):
         why = "the disk is full: free some space and start again"
     else:
-        why = f"check that its folder can be written, or choose another file (--database FILE) or folder ({DATA_DIR_VARIABLE})"
+        why = (f"check that its folder can be written, or choose another file (--database FILE) or folder "
+               f"({DATA_DIR_VARIABLE})")
     return cannot_write(path, str(error), why)
 
 
@@ -231,7 +234,9 @@ class Store:
                                            f"({DATA_DIR_VARIABLE}).") from None
         self._check_permissions()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)  # transactions are explicit
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=self.busy_timeout
+            )  # transactions are explicit
             # Text the file holds that is not UTF-8 reads with a stand-in character, never an error.
             self._db.text_factory = lambda data: data.decode("utf-8", "replace")
             self._check_and_create()
@@ -239,7 +244,8 @@ class Store:
         except sqlite3.DatabaseError as error:
             self._close_quietly()
             raise unusable(self.path, error) or DamagedDatabase(
-                self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error}).") from None
+                self.path, f"{self.path} is damaged or is not a score-sheet file, and can't be read ({error})."
+            ) from None
 
     def _check_permissions(self) -> None:
         """Refuse a file this user can't write before SQLite opens it: SQLite would open it read-only
@@ -271,10 +277,14 @@ class Store:
         tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id != APPLICATION_ID and (tables or version):
             self._close_quietly()
-            raise ForeignDatabase(self.path, f"{self.path} is not a Canasta Companion score sheet (another program's database).")
+            raise ForeignDatabase(
+                self.path, f"{self.path} is not a Canasta Companion score sheet (another program's database)."
+            )
         if version > SCHEMA_VERSION:
             self._close_quietly()
-            raise NewerDatabase(self.path, f"{self.path} was written by a newer Canasta Companion; update the app to open it.")
+            raise NewerDatabase(
+                self.path, f"{self.path} was written by a newer Canasta Companion; update the app to open it."
+            )
         problems = self._db.execute("PRAGMA quick_check").fetchone()[0]
         if problems != "ok":
             self._close_quietly()
@@ -382,7 +392,9 @@ class Store:
                     hand_in_progress: Any = UNCHANGED) -> int:
         with self._transaction():
             version = self._next_version(game_id, version)
-            self._db.execute("UPDATE hands SET position = position + 1 WHERE game_id = ? AND position >= ?", (game_id, position))
+            self._db.execute(
+                "UPDATE hands SET position = position + 1 WHERE game_id = ? AND position >= ?", (game_id, position)
+            )
             self._db.execute(
                 "INSERT INTO hands (game_id, position, hand, confirmed) VALUES (?, ?, ?, ?)",
                 (game_id, position, json.dumps(hand), _now()),
@@ -406,7 +418,9 @@ class Store:
         with self._transaction():
             version = self._next_version(game_id, version)
             self._db.execute("DELETE FROM hands WHERE game_id = ? AND position = ?", (game_id, position))
-            self._db.execute("UPDATE hands SET position = position - 1 WHERE game_id = ? AND position > ?", (game_id, position))
+            self._db.execute(
+                "UPDATE hands SET position = position - 1 WHERE game_id = ? AND position > ?", (game_id, position)
+            )
             self._set_finished(game_id, game_over)
             self._put_hand_in_progress(game_id, hand_in_progress)
         return version
@@ -496,7 +510,7 @@ class Store:
 
     def save_table_setup(self, source: str, setup: dict[str, Any] | None) -> None:
         """Keep a source's set-up; ``None`` forgets it (the reader then tells the teams' sides apart by
-        which way the cards face, :mod:`vision.facing`)."""
+        which way the cards face, :mod:`vision.reader.facing`)."""
         with self._transaction():
             if setup is None:
                 self._db.execute("DELETE FROM table_setups WHERE source = ?", (source,))

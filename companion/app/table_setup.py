@@ -2,7 +2,7 @@
 
 Players drag outlines over the video: each team's area and, when the camera films the table at an
 angle, the table's four corners (far left, far right, near right, near left as team A sees it). The
-reader takes a :class:`~vision.team_areas.TableSetup`: the areas, and the perspective those corners
+reader takes a :class:`~vision.reader.team_areas.TableSetup`: the areas, and the perspective those corners
 give (a top-down view of the table). Everything is in the video frame's pixels.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.team_areas import TOP_DOWN_SIDE, TableFrame, TableSetup
+from vision.reader.team_areas import TOP_DOWN_SIDE, TableFrame, TableSetup
 
 from .video_view import TABLE
 

@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from vision.frame_sources import quiet_video_decoder
+from vision.reader.frame_sources import quiet_video_decoder
 
 quiet_video_decoder()  # a video that can't be played is told in the window, not by FFmpeg on stderr
 
@@ -19,7 +19,7 @@ quiet_video_decoder()  # a video that can't be played is told in the window, not
 def to_qimage(frame_bgr: np.ndarray) -> QImage:
     """The frame as a QImage the window paints without converting it: 32-bit RGB, which in memory
     is OpenCV's BGRA. Painting a 960×540 frame scaled took 0.6–1.0 ms from it, 2.7–2.9 ms from 24-bit
-    RGB, which Qt converts at every paint (forty-first session; 25 paints a second). OpenCV writes
+    RGB, which Qt converts at every paint (25 paints a second). OpenCV writes
     the pixels straight into the image's own memory: no Python buffer is lent to Qt."""
     height, width = frame_bgr.shape[:2]
     image = QImage(width, height, QImage.Format_RGB32)

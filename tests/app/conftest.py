@@ -6,6 +6,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from companion.app.store import Store  # noqa: E402
 
+
 @pytest.fixture
 def store(tmp_path):
     s = Store(tmp_path / "sheet.sqlite3")

@@ -3,9 +3,9 @@
 import pytest
 
 from companion.app.reader import CORNERS_TO_JUDGE, SMALL_CORNER_PX, corner_size_advice, focus_advice, model_metrics
-from vision.focus import BLURRED_BELOW
-from vision.card_reader import read_table
-from vision.detections import Detections
+from vision.reader.card_reader import read_table
+from vision.reader.detections import Detections
+from vision.reader.focus import BLURRED_BELOW
 
 MEASURED = {"by_size": {
     "0.3": {"0-8 px": {"named_right": 0.03}, "8-12 px": {"named_right": 0.16}, "12-16 px": {"named_right": 0.37},

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QApplication
 from companion.app.deck import LEAVE_OUT, DeckLearner, DeckTeacher, TeachDialog, deck_folder
 from companion.app.main_window import DEMO_VIDEO, MainWindow
 from companion.app.store import Store
-from vision.classes import CLASS_NAMES
-from vision.deck_learning import LEARNT_EXPORT, MIN_CARDS, NOT_A_CARD, decode_crop, encode_crop, teaching_crops
-from vision.index_classifier import CONTEXT, IndexClassifier
+from vision.reader.classes import CLASS_NAMES
+from vision.reader.deck_learning import LEARNT_EXPORT, MIN_CARDS, NOT_A_CARD, decode_crop, encode_crop, teaching_crops
+from vision.reader.index_classifier import CONTEXT, IndexClassifier
 
 
 @pytest.fixture(scope="module")

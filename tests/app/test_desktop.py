@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 import PySide6
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 QT = Path(PySide6.__file__).parent / "Qt"
@@ -42,7 +42,9 @@ def x_display():
     try:
         ready, _, _ = select.select([read], [], [], 30)
         number = os.read(read, 32).decode().strip() if ready else ""
-        assert number, f"Xvfb did not start: {server.stderr.read1().decode(errors='replace') if server.poll() else 'no answer'}"
+        assert number, (
+            f"Xvfb did not start: {server.stderr.read1().decode(errors='replace') if server.poll() else 'no answer'}"
+        )
         yield f":{number}"
     finally:
         os.close(read)

@@ -1,12 +1,12 @@
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
-from tests.app.hands import KINGS, hand_out
 
 from companion import TableRules
 from companion.app.cards_ui import REMOVE, CardChip, CardPicker
 from companion.app.draft import HandDraft
 from companion.app.end_of_hand import EndOfHandDialog
 from companion.app.game import Game
+from tests.app.hands import KINGS, hand_out
 
 
 def make_game(store):

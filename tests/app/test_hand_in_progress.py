@@ -8,7 +8,6 @@ from companion.app.store import Store
 from tests.app.test_live_reading import demo_truth, follow_the_demo, hand_so_far, reader_of_the_demo
 from tests.app.test_main_window import closed, reopened
 
-
 #: A demo frame after the turn card was taken and two canastas were squared, with more plays to come.
 LATE_IN_THE_HAND = 300
 
@@ -115,7 +114,10 @@ def test_the_game_played_last_that_cannot_be_read_is_kept_and_a_new_one_starts(q
         assert copies and "TurnCardDrawn" in copies[-1].read_text() and str(copies[-1]) in told
         closed(again)
         db = sqlite3.connect(path)
-        assert db.execute("SELECT table_rules, (SELECT hand FROM hands) FROM games WHERE id = ?", (old,)).fetchone() == record
+        assert (
+            db.execute("SELECT table_rules, (SELECT hand FROM hands) FROM games WHERE id = ?", (old,)).fetchone()
+            == record
+        )
         db.close()
 
 

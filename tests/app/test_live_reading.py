@@ -17,12 +17,13 @@ import pytest
 from companion import Meld, Opened, parse_cards
 from companion.app.main_window import DEMO_SETUP, DEMO_VIDEO, MainWindow
 from companion.handfile import score_report
-from vision.card_reader import CardReader, read_table
-from vision.evaluate_reader import detections_from_truth
-from vision.detections import Detections
-from vision.evaluate_video import read_event, team_areas, truth_events
-from vision.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
-from vision.team_areas import TableSetup
+from vision.evaluation.tables import detections_from_truth
+from vision.evaluation.videos import read_event, truth_events
+from vision.reader.card_reader import CardReader, read_table
+from vision.reader.detections import Detections
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
+from vision.reader.team_areas import TableSetup
+from vision.synth.video import team_areas
 
 
 def demo_truth():
@@ -64,7 +65,9 @@ def assert_the_table_is_the_demos_at_its_end(window, frames):
         truth = [Meld(parse_cards(codes)) for codes in final["teams"][team]["melds"]]
         assert read == sorted((m.rank or "wild", len(m.cards), m.kind) for m in truth)
         assert sorted(c.code for c in window.state.teams[team].threes.cards) == sorted(final["teams"][team]["threes"])
-    canastas = {Meld(parse_cards(codes)).rank for side in final["teams"].values() for codes in side["melds"] if len(codes) == 7}
+    canastas = {
+        Meld(parse_cards(codes)).rank for side in final["teams"].values() for codes in side["melds"] if len(codes) == 7
+    }
     assert set(window.state.dead_ranks.ranks) == canastas
     assert window.state.turn_card.drawn
     assert window.broken_rule.text() == ""  # the demo hand is played by the rules
@@ -364,7 +367,7 @@ def test_correcting_an_earlier_hand_or_the_settings_mid_hand_keeps_the_hand_on_t
 
 def test_blurred_card_corners_make_the_app_ask_for_focus_until_they_are_sharp(qtbot, store):
     from companion.app.main_window import DEMO
-    from vision.focus import BLURRED_BELOW
+    from vision.reader.focus import BLURRED_BELOW
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
@@ -424,8 +427,7 @@ def test_small_card_corners_make_the_app_ask_for_the_camera_closer_but_not_on_th
 
 def test_the_app_asks_for_the_team_areas_until_they_are_set_up(qtbot, store):
     """Without team areas the reader tells the sides apart by which way the cards face: on the
-    held-out hand videos it followed 283 of 627 plays so, against 477 with the areas (forty-third
-    session)."""
+    held-out hand videos it follows far fewer plays so than with the areas."""
     from companion.app.main_window import AREAS_ADVICE, DEMO
 
     window = MainWindow(store, start_video=False)
@@ -478,7 +480,7 @@ def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_k
     """Without a set-up the reader named the side nearer the picture's bottom team A's; players
     swap: the outlines change names at once, and the camera's set-up keeps the way from team A's
     side to team B's (down the picture now) for the reader; swapping again goes back."""
-    from vision.facing import TableTurn
+    from vision.reader.facing import TableTurn
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
@@ -507,9 +509,9 @@ def test_swapping_the_sides_the_cards_facing_gave_names_them_the_other_way_and_k
 
 def test_without_a_set_up_the_window_outlines_the_sides_the_reader_took(qtbot, store):
     """A table nobody set up, its cards showing team A's side on the right (the reader's turn from
-    the cards' facing, vision.facing): the picture outlines each team's side as read, until players
+    the cards' facing, vision.reader.facing): the picture outlines each team's side as read, until players
     set their own areas."""
-    from vision.facing import TableTurn
+    from vision.reader.facing import TableTurn
 
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)

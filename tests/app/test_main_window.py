@@ -5,7 +5,6 @@ import cv2
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
-from tests.app.hands import hand_out
 
 from companion import TableRules, ThreesLaidOut, parse_cards
 from companion.app.game import Game
@@ -14,6 +13,7 @@ from companion.app.main_window import MainWindow
 from companion.app.settings import AppSettings
 from companion.app.settings_dialog import SettingsDialog
 from companion.app.store import Store
+from tests.app.hands import hand_out
 
 
 def window(qtbot, store):
@@ -27,7 +27,7 @@ def window(qtbot, store):
 
 
 def test_without_the_card_reader_the_app_says_so_and_stays_usable(qtbot, store, monkeypatch, tmp_path):
-    monkeypatch.setattr("vision.weights.DEFAULT_WEIGHTS", tmp_path / "cards.onnx")  # no trained detector
+    monkeypatch.setattr("vision.reader.weights.DEFAULT_WEIGHTS", tmp_path / "cards.onnx")  # no trained detector
     w = window(qtbot, store)
     assert w.statusBar().currentMessage().startswith("Card reader not available yet:")
     w.start_source("demo")  # the bundled demo plays, decoded off the GUI thread
@@ -192,8 +192,13 @@ def test_the_reader_status_says_how_much_the_shipped_model_finds(tmp_path):
         assert status.startswith("Card reader not available yet")
         return
     measured = json.loads(MODEL_METRICS.read_text())
-    assert (f"is sure of {measured['located']:.0%}" in status) and (("still in training" in status) == (measured['located'] < 0.95))
-    assert f"({measured['readable']['located']:.0%} of those whose corners the camera sees 16 pixels tall or more)" in status
+    assert (f"is sure of {measured['located']:.0%}" in status) and (
+        ("still in training" in status) == (measured["located"] < 0.95)
+    )
+    assert (
+        f"({measured['readable']['located']:.0%} of those whose corners the camera sees 16 pixels tall or more)"
+        in status
+    )
     unmeasured = load_card_reader(tmp_path / "missing.json")[1]
     assert "not measured" in unmeasured
     (tmp_path / "older.json").write_text(json.dumps({"located": 0.2}))  # measured before the readable subset
@@ -235,7 +240,10 @@ def test_the_video_file_played_is_reopened_next_time_and_the_demo_plays_when_it_
     video.unlink()
     third = reopened(qtbot, path)
     assert third.playing == DEMO and third.source.currentData() == DEMO
-    assert "not there any more" in third.statusBar().currentMessage() and "our table.avi" in third.statusBar().currentMessage()
+    assert (
+        "not there any more" in third.statusBar().currentMessage()
+        and "our table.avi" in third.statusBar().currentMessage()
+    )
     assert AppSettings.load(third.store).video_file is None
     closed(third)
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from companion.app.main_window import DEMO_VIDEO, MainWindow
-from vision.card_reader import CardReader
+from vision.reader.card_reader import CardReader
 
 
 @pytest.fixture(scope="module")

@@ -105,8 +105,10 @@ def test_the_app_leaves_a_sheet_open_in_another_window_alone(qtbot, tmp_path, mo
 
 
 def test_video_and_camera_options_refuse_what_is_not_there_in_one_line(tmp_path):
-    for option, said in ((["--video", str(tmp_path / "nothing.mp4")], f"--video {tmp_path / 'nothing.mp4'}: no such file"),
-                         (["--camera", "7"], "--camera 7: there is no camera 7 (cameras found: ")):
+    for option, said in (
+        (["--video", str(tmp_path / "nothing.mp4")], f"--video {tmp_path / 'nothing.mp4'}: no such file"),
+        (["--camera", "7"], "--camera 7: there is no camera 7 (cameras found: "),
+    ):
         started = subprocess.run([sys.executable, "-m", "companion.app", *option, "--database", str(tmp_path / "s")],
                                  capture_output=True, text=True, cwd=ROOT)
         assert started.returncode == 2 and started.stderr.startswith(f"canasta-companion: {said}")

@@ -1,13 +1,13 @@
 import pytest
 from PySide6.QtWidgets import QDialog
-from tests.app.hands import hand_out
 
 from companion import TableRules
+from companion.app.export import write_pdf
 from companion.app.game import Game
 from companion.app.sheet_table import sheet_table, write_csv
-from companion.app.export import write_pdf
 from companion.app.sheet_view import SheetView
 from companion.app.store import Store
+from tests.app.hands import hand_out
 
 
 def sheet_with_three_hands(qtbot, store):
@@ -60,11 +60,17 @@ def test_the_winner_banner(qtbot, store):
     assert "First to 8,500 wins" in view.banner.text()
     for _ in range(13):
         view.add_hand(hand_out("A"))
-    assert view.banner.text() == "Game over: \u2068Ann & Bob\u2069 win! \u2068Ann & Bob\u2069 8,710, \u2068Cy & Di\u2069 -65."
+    assert (
+        view.banner.text()
+        == "Game over: \u2068Ann & Bob\u2069 win! \u2068Ann & Bob\u2069 8,710, \u2068Cy & Di\u2069 -65."
+    )
     # A hand entered after the end is marked and changes neither the result nor the totals shown
     # (seed 000 §Winning the game): here it would take Ann & Bob back under the target.
     from tests.app.hands import hand_out as hand
-    assert view.add_hand(hand("B", left=("JK",) * 4 + ("AH", "AS", "AD", "AC", "QH", "QS", "QD", "QC", "JH", "JS", "JD", "JC")))
+
+    assert view.add_hand(
+        hand("B", left=("JK",) * 4 + ("AH", "AS", "AD", "AC", "QH", "QS", "QD", "QC", "JH", "JS", "JD", "JC"))
+    )
     assert game.sheet.totals["A"] < 8500 and game.sheet.rows()[-1].after_game_end
     assert view.banner.text().startswith("Game over: \u2068Ann & Bob\u2069 win! \u2068Ann & Bob\u2069 8,710")
     assert store.game(game.id).finished is not None

@@ -8,15 +8,26 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tests.app.hands import hand_out
 
 from companion import HandFileError, TableRules
 from companion.app.game import Game
 from companion.app.settings import AppSettings
 from companion.app.store import (
-    SCHEMA_VERSION, DamagedDatabase, DamagedGame, DamagedHandInProgress, DamagedSetup, ForeignDatabase, GameChanged,
-    NewerDatabase, Store, UnusableStore, default_path, move_aside, unusable,
+    SCHEMA_VERSION,
+    DamagedDatabase,
+    DamagedGame,
+    DamagedHandInProgress,
+    DamagedSetup,
+    ForeignDatabase,
+    GameChanged,
+    NewerDatabase,
+    Store,
+    UnusableStore,
+    default_path,
+    move_aside,
+    unusable,
 )
+from tests.app.hands import hand_out
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,7 +141,9 @@ def test_move_aside_keeps_the_old_file_and_allows_a_fresh_start(tmp_path):
     assert Store(path).games() == []
 
 
-AREAS = {"areas": {"A": [[10, 300], [630, 300], [630, 470], [10, 470]], "B": [[10, 10], [630, 10], [630, 180], [10, 180]]}}
+AREAS = {
+    "areas": {"A": [[10, 300], [630, 300], [630, 470], [10, 470]], "B": [[10, 10], [630, 10], [630, 180], [10, 180]]}
+}
 
 
 def test_table_setups_are_kept_per_video_source(tmp_path):
@@ -213,7 +226,9 @@ def test_the_hand_in_progress_is_kept_for_its_game_and_cleared_by_scoring_it(tmp
 def test_a_damaged_hand_in_progress_is_reported_and_the_games_are_kept(store):
     game = new_game(store)
     game.add(hand_out("A"))
-    store._db.execute("INSERT INTO hand_in_progress (game_id, hand, saved) VALUES (?, ?, ?)", (game.id, "{not json", "now"))
+    store._db.execute(
+        "INSERT INTO hand_in_progress (game_id, hand, saved) VALUES (?, ?, ?)", (game.id, "{not json", "now")
+    )
     with pytest.raises(DamagedHandInProgress, match="not readable"):
         game.hand_in_progress()
     assert Game.load(store, game.id).hands == [hand_out("A")]

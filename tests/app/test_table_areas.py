@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QPushButton
 from companion.app.main_window import DEMO_SETUP, MainWindow
 from companion.app.settings import DEMO
 from companion.app.store import Store
-from vision.card_reader import read_table
-from vision.detections import Detections
-from vision.video import players_areas
-from vision.team_areas import TableSetup
+from vision.reader.card_reader import read_table
+from vision.reader.detections import Detections
+from vision.reader.team_areas import TableSetup
+from vision.synth.video import players_areas
 
 DEMO_SIZE = (1920, 1080)
 
@@ -181,7 +181,9 @@ def test_a_video_file_plays_with_the_areas_beside_it_until_players_set_their_own
     for _ in range(5):
         writer.write(np.full((DEMO_SIZE[1], DEMO_SIZE[0], 3), 60, np.uint8))
     writer.release()
-    beside = {"areas": {"A": [[0, 300], [960, 300], [960, 540], [0, 540]], "B": [[0, 0], [960, 0], [960, 240], [0, 240]]}}
+    beside = {
+        "areas": {"A": [[0, 300], [960, 300], [960, 540], [0, 540]], "B": [[0, 0], [960, 0], [960, 240], [0, 240]]}
+    }
     (tmp_path / "table_setup.json").write_text(json.dumps(beside))
     w, reader = demo_window(qtbot, store, monkeypatch)
     w._play(str(video), str(video))

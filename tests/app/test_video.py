@@ -31,7 +31,7 @@ def test_hundreds_of_frames_leave_pythons_true_and_none_alone(qtbot, tmp_path):
     """Every frame reaches the window through a Qt signal. PySide6 6.12.0 dropped a reference to
     Python's ``True`` at every ``Signal.emit`` (and the frame thread's emits lost references to
     ``None`` too), so after a minute or two of video, when a count reached zero, Python aborted the
-    app ("Fatal Python error: bool_dealloc" / "none_dealloc", forty-second session); pyproject.toml
+    app ("Fatal Python error: bool_dealloc" / "none_dealloc"); pyproject.toml
     keeps PySide6 below 6.12. Playing 300 frames must leave both counts where they were, give or take
     what the interpreter itself holds or lets go meanwhile."""
     feed = VideoFeed()

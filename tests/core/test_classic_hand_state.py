@@ -71,7 +71,10 @@ def test_classic_pile_taking_onto_a_meld_or_with_a_wild_card(cards):
     assert rules_of(state.apply(PackTaken("A", cards("QS")[0], cards("QD QC"), meld_index=0))) == []
     assert rules_of(state.apply(PackTaken("A", cards("QS")[0], meld_index=0))) == []
     assert rules_of(state.apply(PackTaken("A", cards("9S")[0], cards("9D 2C")))) == []
-    assert rules_of(state.apply(PackTaken("A", cards("8S")[0], cards("2D 2C")))) == ["pack.pair", "meld.too_few_natural"]
+    assert rules_of(state.apply(PackTaken("A", cards("8S")[0], cards("2D 2C")))) == [
+        "pack.pair",
+        "meld.too_few_natural",
+    ]
     assert rules_of(state.apply(PackTaken("A", cards("2S")[0], cards("2D 2C")))) == ["pack.top_card", "meld.wild_only"]
     onto_other_rank = state.apply(PackTaken("A", cards("JS")[0], meld_index=0))
     assert rules_of(onto_other_rank) == ["meld.mixed_ranks"]

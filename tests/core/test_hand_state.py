@@ -3,8 +3,17 @@
 import pytest
 
 from companion.hand import (
-    CanastaClosed, CardsAdded, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid, ThreesLaidOut,
-    TurnCardDrawn, WentOut,
+    CanastaClosed,
+    CardsAdded,
+    HandEnded,
+    HandState,
+    MeldStarted,
+    Opened,
+    PackTaken,
+    SpecialHandLaid,
+    ThreesLaidOut,
+    TurnCardDrawn,
+    WentOut,
 )
 from companion.table_rules import TableRules
 
@@ -31,7 +40,13 @@ def test_seed_000_without_the_queens_110_is_not_enough(cards):
     assert "110" in violations[0].message and "125" in violations[0].message
 
 
-@pytest.mark.parametrize("score, points_ok, points_short", [(3000, "AH AS AD, KH KS KD KC JK 2C", "AH AS AD, KH KS KD KC 2C"), (5000, "AH AS AD, KH KS KD KC JK 2C, 9H 9S 9D", "AH AS AD, KH KS KD KC JK 2C")])
+@pytest.mark.parametrize(
+    "score, points_ok, points_short",
+    [
+        (3000, "AH AS AD, KH KS KD KC JK 2C", "AH AS AD, KH KS KD KC 2C"),
+        (5000, "AH AS AD, KH KS KD KC JK 2C, 9H 9S 9D", "AH AS AD, KH KS KD KC JK 2C"),
+    ],
+)
 def test_opening_minimum_rises_with_the_score(cards, score, points_ok, points_short):
     assert opened(HandState(scores={"A": score, "B": 0}), cards, text=points_ok) == ()
     assert rules_of(opened(HandState(scores={"A": score, "B": 0}), cards, text=points_short)) == ["opening.minimum"]

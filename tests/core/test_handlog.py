@@ -4,8 +4,17 @@ import pytest
 
 from companion.cards import Card, parse_cards
 from companion.hand import (
-    CanastaClosed, CardsAdded, HandEnded, HandState, MeldStarted, Opened, PackTaken, SpecialHandLaid, ThreesLaidOut,
-    TurnCardDrawn, WentOut,
+    CanastaClosed,
+    CardsAdded,
+    HandEnded,
+    HandState,
+    MeldStarted,
+    Opened,
+    PackTaken,
+    SpecialHandLaid,
+    ThreesLaidOut,
+    TurnCardDrawn,
+    WentOut,
 )
 from companion.handlog import EVENT_KINDS, HandLogError, from_log, replay, to_log
 
@@ -35,21 +44,29 @@ def test_a_replayed_hand_is_the_hand_played():
         played.apply(event)
     again = replay(from_log(to_log(played.events)), HandState(scores={"A": 1600, "B": 0}))
     assert again.events == played.events
-    assert {t: [m.cards for m in s.melds] for t, s in again.teams.items()} == {t: [m.cards for m in s.melds] for t, s in played.teams.items()}
+    assert {t: [m.cards for m in s.melds] for t, s in again.teams.items()} == {
+        t: [m.cards for m in s.melds] for t, s in played.teams.items()
+    }
     assert again.dead_ranks == played.dead_ranks and again.turn_card == played.turn_card
 
 
-@pytest.mark.parametrize("log, message", [
-    ({"events": []}, "events: expected a list of events, got dict"),
-    ([["TurnCardDrawn"]], r"events\[0\]: expected an event object"),
-    ([{"event": "Shuffled"}], r"events\[0\].event: 'Shuffled' is not an event"),
-    ([{"event": "CardsAdded", "team": "A", "cards": []}], r"events\[0\].meld_index: missing"),
-    ([{"event": "WentOut", "team": "A", "when": 3}], r"events\[0\].when: unknown field of WentOut"),
-    ([{"event": "WentOut", "team": "C"}], r"events\[0\].team: 'C' is not a team"),
-    ([{"event": "CanastaClosed", "team": "A", "meld_index": "2"}], r"events\[0\].meld_index: expected int"),
-    ([{"event": "MeldStarted", "team": "B", "cards": "KH"}], r"events\[0\].cards: expected a list"),
-    ([{"event": "TurnCardDrawn"}, {"event": "Opened", "team": "A", "melds": [["KH", "XX"]]}], r"events\[1\].melds\[0\]\[1\]: 'XX'"),
-])
+@pytest.mark.parametrize(
+    "log, message",
+    [
+        ({"events": []}, "events: expected a list of events, got dict"),
+        ([["TurnCardDrawn"]], r"events\[0\]: expected an event object"),
+        ([{"event": "Shuffled"}], r"events\[0\].event: 'Shuffled' is not an event"),
+        ([{"event": "CardsAdded", "team": "A", "cards": []}], r"events\[0\].meld_index: missing"),
+        ([{"event": "WentOut", "team": "A", "when": 3}], r"events\[0\].when: unknown field of WentOut"),
+        ([{"event": "WentOut", "team": "C"}], r"events\[0\].team: 'C' is not a team"),
+        ([{"event": "CanastaClosed", "team": "A", "meld_index": "2"}], r"events\[0\].meld_index: expected int"),
+        ([{"event": "MeldStarted", "team": "B", "cards": "KH"}], r"events\[0\].cards: expected a list"),
+        (
+            [{"event": "TurnCardDrawn"}, {"event": "Opened", "team": "A", "melds": [["KH", "XX"]]}],
+            r"events\[1\].melds\[0\]\[1\]: 'XX'",
+        ),
+    ],
+)
 def test_a_log_that_is_not_one_names_the_field(log, message):
     with pytest.raises(HandLogError, match=message):
         from_log(log)

@@ -60,11 +60,15 @@ def test_no_wild_card_elsewhere_while_a_wild_meld_is_unfinished(cards):
     unfinished = Meld(cards("2C 2D JK"))
     finished = Meld(cards("2C 2D JK 2H 2S JK JK"))
     kings = Meld(cards("KH KS KD KC KH 2H"))
-    assert "meld.wild_meld_unfinished" in rules_of(wild_card_problems(kings, opening=False, team_melds=[unfinished], rules=TableRules()))
+    assert "meld.wild_meld_unfinished" in rules_of(
+        wild_card_problems(kings, opening=False, team_melds=[unfinished], rules=TableRules())
+    )
     assert wild_card_problems(kings, opening=False, team_melds=[finished], rules=TableRules()) == []
 
 
-@pytest.mark.parametrize("score, minimum", [(-2000, 125), (0, 125), (2995, 125), (3000, 155), (4995, 155), (5000, 180), (9000, 180)])
+@pytest.mark.parametrize(
+    "score, minimum", [(-2000, 125), (0, 125), (2995, 125), (3000, 155), (4995, 155), (5000, 180), (9000, 180)]
+)
 def test_opening_minimum_by_score(score, minimum):
     assert opening_minimum(score) == minimum
 

@@ -4,10 +4,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.cards import NATURAL_RANKS, SUITS, Card
+from companion.end_of_hand import EndOfHand, TeamHand
 from companion.handfile import HandFileError, score_report
 from companion.legality import meld_shape_problems
 from companion.melds import Meld
-from companion.scoring import EndOfHand, TeamHand, score_hand
+from companion.scoring import score_hand
 from companion.table_rules import TableRules
 from companion.threes import Threes
 from companion.variant import Classic
@@ -57,7 +58,9 @@ def test_order_of_melds_does_not_change_the_score(team, random):
     shuffled = list(team.melds)
     random.shuffle(shuffled)
     a = score_hand(EndOfHand(teams={"A": team, "B": TeamHand()}))["A"].total
-    b = score_hand(EndOfHand(teams={"A": TeamHand(melds=tuple(shuffled), hands=team.hands, threes=team.threes), "B": TeamHand()}))["A"].total
+    b = score_hand(
+        EndOfHand(teams={"A": TeamHand(melds=tuple(shuffled), hands=team.hands, threes=team.threes), "B": TeamHand()})
+    )["A"].total
     assert a == b
 
 
@@ -74,13 +77,26 @@ def test_team_labels_do_not_matter(one, other, went_out):
 def test_total_is_the_sum_of_its_lines_and_cards_in_hand_only_cost(team):
     score = score_hand(EndOfHand(teams={"A": team, "B": TeamHand()}))["A"]
     assert score.total == sum(line.points for line in score.lines)
-    without_hands = score_hand(EndOfHand(teams={"A": TeamHand(melds=team.melds, threes=team.threes), "B": TeamHand()}))["A"]
+    without_hands = score_hand(EndOfHand(teams={"A": TeamHand(melds=team.melds, threes=team.threes), "B": TeamHand()}))[
+        "A"
+    ]
     assert score.total <= without_hands.total
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["teams", "A", "B", "melds", "hands", "threes", "went_out", "variant"]), inner, max_size=3),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(["teams", "A", "B", "melds", "hands", "threes", "went_out", "variant"]),
+                inner,
+                max_size=3,
+            )
+        ),
+        max_leaves=12,
+    )
+)
 def test_any_json_either_scores_or_raises_a_hand_file_error(data):
     try:
         report = score_report(data)

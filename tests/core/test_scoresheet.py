@@ -9,7 +9,10 @@ QUEENS7 = ["QH", "QS", "QD", "QC", "QH", "QS", "QD"]
 
 
 def hand(a_melds=(), b_melds=(), went_out=None, a_hand=()):
-    return {"went_out": went_out, "teams": {"A": {"melds": list(a_melds), "hands": [list(a_hand)]}, "B": {"melds": list(b_melds)}}}
+    return {
+        "went_out": went_out,
+        "teams": {"A": {"melds": list(a_melds), "hands": [list(a_hand)]}, "B": {"melds": list(b_melds)}},
+    }
 
 
 def test_running_totals_and_next_minimums():

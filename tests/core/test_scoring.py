@@ -118,25 +118,39 @@ def test_a_three_left_as_the_last_card_counts_5_against():
 
 
 def test_going_out_is_100_in_modern():
-    assert team_total(hand({"melds": [KINGS7, QUEENS_MIXED7]}, went_out="A")) - team_total(hand({"melds": [KINGS7, QUEENS_MIXED7]})) == 100
+    assert (
+        team_total(hand({"melds": [KINGS7, QUEENS_MIXED7]}, went_out="A"))
+        - team_total(hand({"melds": [KINGS7, QUEENS_MIXED7]}))
+        == 100
+    )
 
 
 def test_special_hand_scores_only_itself():
     report = score_report(hand({"special_hand": "garbage", "threes": ["3H"]}, {"melds": [KINGS7]}, went_out="A"))
     assert report["teams"]["A"]["total"] == 3000
     assert report["teams"]["B"]["total"] == 570
-    assert score_report(hand({"special_hand": "garbage"}, table_rules={"garbage_value": 2500}))["teams"]["A"]["total"] == 2500
+    assert (
+        score_report(hand({"special_hand": "garbage"}, table_rules={"garbage_value": 2500}))["teams"]["A"]["total"]
+        == 2500
+    )
 
 
 def test_next_minimum_and_game_over():
     report = score_report(hand({"score_before": 8000, "melds": [KINGS7]}, {"score_before": 4900}))
     assert report["teams"]["A"]["score_after"] == 8570 and report["game_over"] and report["winner"] == "A"
     assert report["teams"]["A"]["next_minimum"] == 180 and report["teams"]["B"]["next_minimum"] == 155
-    assert not score_report(hand({"score_before": 8000, "melds": [KINGS7]}, table_rules={"game_target": 10000}))["game_over"]
+    assert not score_report(hand({"score_before": 8000, "melds": [KINGS7]}, table_rules={"game_target": 10000}))[
+        "game_over"
+    ]
 
 
 def test_a_tie_at_the_target_has_no_winner():
-    report = score_report(hand({"score_before": 7930, "melds": [KINGS7]}, {"score_before": 7930, "melds": [["QH", "QS", "QD", "QC", "QH", "QS", "QD"]]}))
+    report = score_report(
+        hand(
+            {"score_before": 7930, "melds": [KINGS7]},
+            {"score_before": 7930, "melds": [["QH", "QS", "QD", "QC", "QH", "QS", "QD"]]},
+        )
+    )
     assert report["game_over"] and report["winner"] is None
 
 

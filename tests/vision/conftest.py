@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.atlas import FaceAtlas
+from vision.synth.atlas import FaceAtlas
 
 ATLAS_DECKS = ("gnome-anglo", "project-classic", "gnome-plastic")
 CARD_HEIGHT = 160
@@ -15,9 +15,9 @@ CARD_HEIGHT = 160
 
 @pytest.fixture(scope="session")
 def small_atlas_dir(tmp_path_factory) -> Path:
-    from vision.decks import installed_decks
-    from vision.drawn_deck import write_drawn_decks
-    from vision.faces import build_atlas
+    from vision.synth.decks import installed_decks
+    from vision.synth.drawn_deck import write_drawn_decks
+    from vision.synth.faces import build_atlas
 
     atlas_dir = tmp_path_factory.mktemp("atlas")
     decks = [d for d in installed_decks() + write_drawn_decks(atlas_dir / "svg") if d.deck_id in ATLAS_DECKS]

@@ -1,4 +1,4 @@
-"""Learning the table's deck (vision.deck_learning) with the shipped classifier, on crops of a
+"""Learning the table's deck (vision.reader.deck_learning) with the shipped classifier, on crops of a
 held-out deck's corner indexes in synthetic scenes."""
 
 from __future__ import annotations
@@ -10,17 +10,35 @@ import sys
 import numpy as np
 import pytest
 
-from vision.augment import photograph
-from vision.deck_learning import (
-    CARDS_FILE, HOLD_BACK_EVERY, LEARNING_FILE, LEARNT_EXPORT, LESSON_FILE, MIN_CARDS, MIN_CHECKED, NOT_A_CARD,
+from vision.evaluation.tables import detections_from_truth
+from vision.reader.deck_learning import (
+    CARDS_FILE,
+    HOLD_BACK_EVERY,
+    LEARNING_FILE,
+    LEARNT_EXPORT,
+    LESSON_FILE,
+    MIN_CARDS,
+    MIN_CHECKED,
+    NOT_A_CARD,
     SHIPPED_CLASSIFIER,
-    DeckLearningError, code_of, decode_crop, encode_crop, held_back, label_of, last_lesson, learn_deck,
-    learnt_classifier, load_cards, read_contexts, save_cards, teaching_crops,
+    DeckLearningError,
+    code_of,
+    decode_crop,
+    encode_crop,
+    held_back,
+    label_of,
+    last_lesson,
+    learn_deck,
+    learnt_classifier,
+    load_cards,
+    read_contexts,
+    save_cards,
+    teaching_crops,
 )
-from vision.evaluate_reader import detections_from_truth
-from vision.index_classifier import BACKGROUND, CONTEXT, IndexClassifier
-from vision.render import render_scene
-from vision.synth import build_scene
+from vision.reader.index_classifier import BACKGROUND, CONTEXT, IndexClassifier
+from vision.synth.augment import photograph
+from vision.synth.render import render_scene
+from vision.synth.scenes import build_scene
 
 
 @pytest.fixture(scope="module")

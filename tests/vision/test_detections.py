@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from vision.classes import CLASS_NAMES, class_id
-from vision.detections import Detections
+from vision.reader.classes import CLASS_NAMES, class_id
+from vision.reader.detections import Detections
 
 
 def sample():

@@ -1,6 +1,6 @@
 """The card detector: both backends agree on a synthetic frame, pre/post-processing, weight errors.
 
-The model is a YOLOv8n with random weights built and exported inside the test session: the check
+The model is a YOLOv8n with random weights built and exported once per test run: the check
 is that ONNX Runtime and the torch reference compute the same thing around the same steps, which
 holds whatever the weights are.
 """
@@ -15,14 +15,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.augment import photograph
-from vision.detections import Detections
-from vision.index_classifier import BACKGROUND
-from vision.detector import (MAX_INPUT_WIDTH, NARROW_FRAME_WIDTHS, CardDetector, input_widths_for, join_views,
-                             letterbox, postprocess, preprocess, to_tensor)
-from vision.render import render_scene
-from vision.synth import build_scene
-from vision.weights import OpenVinoModel, WeightsError
+from vision.reader.detections import Detections
+from vision.reader.detector import (
+    MAX_INPUT_WIDTH,
+    NARROW_FRAME_WIDTHS,
+    CardDetector,
+    input_widths_for,
+    join_views,
+    letterbox,
+    postprocess,
+    preprocess,
+    to_tensor,
+)
+from vision.reader.index_classifier import BACKGROUND
+from vision.reader.weights import OpenVinoModel, WeightsError
+from vision.synth.augment import photograph
+from vision.synth.render import render_scene
+from vision.synth.scenes import build_scene
 
 #: Random weights give confidences of a few 1e-4; this keeps a few dozen boxes to compare.
 RANDOM_MODEL_CONF = 1e-4
@@ -33,7 +42,7 @@ def random_yolo(folder: Path, names: list[str]) -> Path:
     import torch
     from ultralytics.nn.tasks import DetectionModel
 
-    from vision.weights import export_onnx
+    from vision.model.export import export_onnx
 
     torch.manual_seed(0)
     model = DetectionModel("yolov8n.yaml", nc=len(names), verbose=False)
@@ -44,7 +53,7 @@ def random_yolo(folder: Path, names: list[str]) -> Path:
 
 @pytest.fixture(scope="session")
 def random_model(tmp_path_factory) -> Path:
-    from vision.classes import CLASS_NAMES
+    from vision.reader.classes import CLASS_NAMES
 
     return random_yolo(tmp_path_factory.mktemp("model"), list(CLASS_NAMES))
 
@@ -229,21 +238,21 @@ def test_a_missing_int8_model_says_to_export_it_with_calibration_scenes(random_m
 @pytest.fixture(scope="module")
 def openvino_int8(random_model, frame, tmp_path_factory) -> Path:
     """The random model quantized for OpenVINO as ``python -m vision export --int8`` does it."""
-    from vision.weights import quantize_openvino
+    from vision.model.export import quantize_openvino
 
     return quantize_openvino(random_model, tmp_path_factory.mktemp("int8") / "cards.int8.xml",
                              [frame, frame[::-1].copy(), frame[:, ::-1].copy()], (640, 960))
 
 
 def test_the_openvino_int8_model_quantizes_the_backbone_and_neck_and_not_the_head(openvino_int8):
-    """In int8 the head lost small indexes (thirty-third session: the demo's frames 8 of 77 finds);
+    """In int8 the head lost small indexes (8 of 77 finds on the demo's frames);
     its box decoding, quantized, would give a box's corners (0-1920 px) one int8 scale (held-out
     mAP50 0.528 against 0.577)."""
     import re
 
     import openvino as ov
 
-    from vision.weights import BOX_DECODING
+    from vision.model.export import BOX_DECODING
 
     network = ov.Core().read_model(str(openvino_int8))
     ops = {op.get_friendly_name(): op for op in network.get_ordered_ops()}
@@ -309,7 +318,7 @@ def test_the_int8_network_runs_with_the_int8_classifier_and_a_missing_one_says_h
 
 
 def test_a_missing_export_beside_its_checkpoint_says_to_export_it(tmp_path):
-    from vision.weights import weights_error
+    from vision.reader.weights import weights_error
 
     (tmp_path / "cards.pt").write_bytes(b"checkpoint")
     message = str(weights_error(tmp_path / "cards.onnx", "no such weights file"))
@@ -318,7 +327,7 @@ def test_a_missing_export_beside_its_checkpoint_says_to_export_it(tmp_path):
 
 
 def test_the_app_runs_the_int8_model_and_the_reference_the_checkpoint(monkeypatch, tmp_path):
-    from vision import weights
+    from vision.reader import weights
 
     monkeypatch.setattr(weights, "DEFAULT_WEIGHTS", tmp_path / "cards.onnx")
     for backend, expected in (("openvino", "cards.int8.xml"), ("onnx", "cards.int8.onnx"), ("ultralytics", "cards.pt")):
@@ -336,7 +345,7 @@ def test_the_cli_reports_missing_weights_in_one_line(tmp_path):
 
 
 def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_path):
-    from vision.weights import export_onnx
+    from vision.model.export import export_onnx
 
     half = export_onnx(random_model.with_suffix(".pt"), tmp_path / "half.onnx", half=True)
     assert half.stat().st_size < 0.6 * random_model.stat().st_size
@@ -349,7 +358,7 @@ def test_fp16_storage_changes_the_file_not_the_answers(random_model, frame, tmp_
 def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame):
     import torch
 
-    from vision.index_net import IndexNet
+    from vision.reader.index_net import IndexNet
 
     model = random_yolo(tmp_path, ["index"])
     with pytest.raises(WeightsError, match="index_classifier.onnx: no such weights file; train one with "
@@ -359,8 +368,12 @@ def test_a_one_class_model_is_named_by_the_classifier_beside_it(tmp_path, frame)
     # The app's backend runs the classifier's ONNX export: a save without one says how to make it.
     with pytest.raises(WeightsError, match="export it with python -m vision export --classifier .*index_classifier.pt"):
         CardDetector(model)
-    result = subprocess.run([sys.executable, "-m", "vision", "export", "--classifier", str(tmp_path / "index_classifier.pt")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "vision", "export", "--classifier", str(tmp_path / "index_classifier.pt")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["wrote", str(tmp_path / "index_classifier.onnx")]  # the classifier alone
     exported = (tmp_path / "index_classifier.onnx").read_bytes()
@@ -394,8 +407,8 @@ def test_with_a_classifier_the_threshold_applies_to_its_judgement_too(random_mod
 
 
 def test_named_by_score_a_find_is_as_sure_as_its_rank_and_a_threes_colour():
-    from vision.classes import CLASS_NAMES, class_id
-    from vision.index_classifier import named_finds
+    from vision.reader.classes import CLASS_NAMES, class_id
+    from vision.reader.index_classifier import named_finds
 
     found = Detections([[0, 0, 10, 14]] * 3, [0.9, 0.8, 1.0], [0, 0, 0])
     probabilities = np.zeros((3, len(CLASS_NAMES) + 1))  # + "no index"
@@ -414,8 +427,8 @@ def test_named_by_score_a_find_is_as_sure_as_its_rank_and_a_threes_colour():
 
 
 def test_every_card_finds_give_a_find_once_for_each_card_over_the_floor_most_confident_first():
-    from vision.classes import CLASS_NAMES, class_id
-    from vision.index_classifier import every_card_finds
+    from vision.reader.classes import CLASS_NAMES, class_id
+    from vision.reader.index_classifier import every_card_finds
 
     found = Detections([[0, 0, 10, 14], [20, 0, 30, 14]], [0.9, 0.5], [0, 0])
     probabilities = np.zeros((2, len(CLASS_NAMES) + 1))  # + "no index"
@@ -429,8 +442,8 @@ def test_every_card_finds_give_a_find_once_for_each_card_over_the_floor_most_con
 
 
 def test_the_table_reader_reads_at_its_own_threshold_naming_by_score():
-    from vision.card_reader import CardReader
-    from vision.reading import READING_THRESHOLD
+    from vision.reader.card_reader import CardReader
+    from vision.reader.reading import READING_THRESHOLD
 
     reader = CardReader()
     assert (reader.threshold, reader.detector.naming) == (READING_THRESHOLD, "score")
@@ -445,7 +458,7 @@ def test_the_table_reader_reads_at_its_own_threshold_naming_by_score():
 
 def test_the_apps_reader_loads_the_shipped_models_without_torch():
     """The app opens its window after loading the reader: torch alone took 2.3 of its 3.1 s."""
-    script = ("import sys; from vision.card_reader import CardReader; reader = CardReader(); "
+    script = ("import sys; from vision.reader.card_reader import CardReader; reader = CardReader(); "
               "print(reader.detector.backend, type(reader.detector.classifier._run).__name__, "
               "sorted(m for m in ('torch', 'ultralytics') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
@@ -456,10 +469,10 @@ def test_the_apps_reader_loads_the_shipped_models_without_torch():
 @pytest.mark.parametrize("name", ["cards.int8.onnx", "index_classifier.int8.onnx"])
 def test_a_shipped_onnx_runtime_int8_model_reads_the_picture_in_float(name):
     """On a CPU without VNNI an int8 layer adds each two 8-bit products in 16 bits, and a layer
-    reading the picture's full 0-255 range overflows there (forty-seventh session: the classifier
-    scored held-out 1080p mAP50 0.591 against 0.700): whatever CPU runs the tests, the shipped
-    files must keep that layer in float (``vision.weights.reading_the_input``)."""
-    from vision.weights import reading_the_input
+    reading the picture's full 0-255 range overflows there (the classifier scored held-out 1080p
+    mAP50 0.591 against 0.700): whatever CPU runs the tests, the shipped
+    files must keep that layer in float (``vision.model.export.reading_the_input``)."""
+    from vision.model.export import reading_the_input
 
     path = Path(__file__).resolve().parents[2] / "models" / name
     in_float, convolutions = convolutions_in_float(path)
@@ -497,14 +510,14 @@ def test_the_shipped_openvino_int8_detector_reads_the_picture_with_7_bit_weights
 def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
     """The int8 classifier the app runs names the demo's fullest table's finds as the fp32 export
     does on whatever CPU runs the tests: every find the fp32 one names with a clear lead over its
-    second card, and the sureness of all alike. Until the forty-seventh session its first
-    convolution was quantized too, and on a CPU with AVX2 alone (no VNNI) the 16-bit sums of that
-    layer's 8-bit products overflowed: it named 66 % of these finds alike, median sureness 0.19
+    second card, and the sureness of all alike. With its first convolution quantized too, on a
+    CPU with AVX2 alone (no VNNI) the 16-bit sums of that layer's 8-bit products overflowed: it named 66 % of these
+    finds alike, median sureness 0.19
     apart, and the app's pair scored the first 60 held-out 1080p scenes mAP50 0.591 against 0.698
-    with the fp32 classifier (``vision.weights.reading_the_input``). The finds named otherwise now
+    with the fp32 classifier (``vision.model.export.reading_the_input``). The finds named otherwise now
     are near ties (0.41 against 0.40 in fp32)."""
-    from vision.detector import classifier_runtime
-    from vision.index_classifier import IndexClassifier
+    from vision.reader.detector import classifier_runtime
+    from vision.reader.index_classifier import IndexClassifier
 
     frame = demo_table
     app = CardDetector(conf=0.2)
@@ -524,8 +537,8 @@ def test_the_int8_classifier_reads_as_the_float_one_on_this_cpu(demo_table):
 def test_another_network_in_the_detectors_or_the_classifiers_place_is_refused_as_it_loads(tmp_path):
     """A readable ONNX file of the wrong network (the shipped facing network, or the detector) is
     found from its declared shapes, before it runs, and named with the rebuild hint."""
-    from vision.facing import FacingReader
-    from vision.index_classifier import IndexClassifier
+    from vision.reader.facing import FacingReader
+    from vision.reader.index_classifier import IndexClassifier
 
     models = Path(__file__).parents[2] / "models"
     (tmp_path / "facing").mkdir()
@@ -545,7 +558,20 @@ def test_another_network_in_the_detectors_or_the_classifiers_place_is_refused_as
             IndexClassifier(models / "cards.onnx", runtime=runtime)
     with pytest.raises(WeightsError, match=r"index_classifier\.onnx: not the network expected here"):
         FacingReader(models / "index_classifier.onnx")
-    result = subprocess.run([sys.executable, "-m", "vision", "evaluate", "--weights", str(tmp_path / "facing" / "cards.onnx"),
-                             "--scenes", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vision",
+            "evaluate",
+            "--weights",
+            str(tmp_path / "facing" / "cards.onnx"),
+            "--scenes",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "not the card detector" in result.stderr

@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from vision import index_classifier as ic
-from vision import index_net
-from vision.classes import CLASS_NAMES, class_id
-from vision.dataset import write_dataset
-from vision.detections import Detections
-from vision.tiles import tile_labels, write_tiles
-from vision.train import Recipe, TrainingError, fit_arguments, status, train
-from vision.weights import WeightsError
+from vision.model import export, facing_training, index_crops, index_training
+from vision.model.tiles import tile_labels, write_tiles
+from vision.model.train import Recipe, TrainingError, fit_arguments, status, train
+from vision.reader import index_classifier as ic
+from vision.reader import index_net
+from vision.reader.classes import CLASS_NAMES, class_id
+from vision.reader.detections import Detections
+from vision.reader.weights import WeightsError
+from vision.synth.dataset import write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -70,17 +71,19 @@ def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path
 
 
 def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=4)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=4)
     assert contexts.shape[1:] == (ic.CONTEXT, ic.CONTEXT, 3) and len(contexts) == len(labels) > 20
     crop = ic.augment(contexts[0], np.random.default_rng(0))
     assert crop.shape == (ic.CROP, ic.CROP, 3) and crop.dtype == np.uint8
-    summary = index_net.train_classifier(contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None)
+    summary = index_training.train_classifier(
+        contexts, labels, tmp_path / "ic.pt", minutes=0.02, batch=32, log=lambda _: None
+    )
     assert summary["crops_seen"] >= 32
-    restyled = index_net.train_classifier(contexts, labels, tmp_path / "rc.pt", minutes=1, batch=32, max_crops=64,
+    restyled = index_training.train_classifier(contexts, labels, tmp_path / "rc.pt", minutes=1, batch=32, max_crops=64,
                                           rand_conv=0.5, log=lambda _: None)
     assert restyled["crops_seen"] == 64
     classifier = ic.IndexClassifier(tmp_path / "ic.pt")
-    assert 0 <= ic.crop_accuracy(classifier, contexts, labels) <= 1
+    assert 0 <= index_crops.crop_accuracy(classifier, contexts, labels) <= 1
     frame = np.full((200, 300, 3), 200, np.uint8)
     found = Detections([[10, 10, 20, 30], [100, 50, 112, 70]], [0.9, 0.5], [0, 0])
     named = classifier.name(frame, found)
@@ -89,8 +92,8 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
 
 
 def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_window_and_turn(monkeypatch):
-    from vision.detector import CLASSIFIER_NAME
-    from vision.index_glyphs import drawn_contexts
+    from vision.reader.detector import CLASSIFIER_NAME
+    from vision.synth.index_glyphs import drawn_contexts
 
     shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
     classifier = ic.IndexClassifier(shipped.with_suffix(".onnx"))  # what the app runs
@@ -133,25 +136,27 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
 
 def test_an_int8_classifier_calibrated_on_val_scenes_names_crops_as_its_fp32_export_does(scenes, tmp_path):
     from tests.vision.test_detector import convolutions_in_float
-    from vision.detector import CLASSIFIER_NAME
-    from vision.index_glyphs import drawn_contexts
-    from vision.weights import reading_the_input
+    from vision.model.export import reading_the_input
+    from vision.reader.detector import CLASSIFIER_NAME
+    from vision.synth.index_glyphs import drawn_contexts
 
     shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
     fp32 = tmp_path / "index_classifier.onnx"
     fp32.write_bytes(shipped.with_suffix(".onnx").read_bytes())
-    int8 = ic.quantize_classifier(fp32, scenes)
+    int8 = export.quantize_classifier(fp32, scenes)
     assert int8 == tmp_path / "index_classifier.int8.onnx" and int8.stat().st_size < fp32.stat().st_size / 2
     contexts, _ = drawn_contexts(100, seed=2)
-    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    crops = np.ascontiguousarray(
+        contexts[:, ic.CROP // 2 : ic.CROP // 2 + ic.CROP, ic.CROP // 2 : ic.CROP // 2 + ic.CROP]
+    )
     named = [ic.IndexClassifier(path).probabilities(crops).argmax(axis=1) for path in (fp32, int8)]
     # On a CPU with AVX2 alone 71 % were named alike while the first convolution was quantized too
-    # (its 8-bit products' 16-bit sums overflow): it stays in float (vision.weights.reading_the_input).
+    # (its 8-bit products' 16-bit sums overflow): it stays in float (vision.model.export.reading_the_input).
     assert (named[0] == named[1]).mean() >= 0.9
     float_ones, convolutions = convolutions_in_float(int8)
     assert float_ones == reading_the_input(fp32) == convolutions[:1] and len(convolutions) == 6
     with pytest.raises(WeightsError, match="no val scenes"):
-        ic.quantize_classifier(fp32, tmp_path / "no-scenes")
+        export.quantize_classifier(fp32, tmp_path / "no-scenes")
 
 
 def test_a_window_crop_is_centred_on_its_box():
@@ -197,34 +202,38 @@ def test_a_pt_model_is_fine_tuned_from_its_weights_and_a_yaml_starts_from_scratc
 
 
 def test_a_wider_classifier_saves_as_it_goes_and_loads_at_its_width(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     out = tmp_path / "wide.pt"
-    summary = index_net.train_classifier(contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24,
-                                  save_every=0.005)
+    summary = index_training.train_classifier(
+        contexts, labels, out, minutes=0.03, batch=16, log=lambda _: None, width=24, save_every=0.005
+    )
     assert summary["width"] == 24 and out.exists() and not out.with_suffix(".partial").exists()
     assert ic.IndexClassifier(out).model.width == 24
-    again = index_net.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
+    again = index_training.train_classifier(contexts, labels, out, minutes=0.01, batch=16, log=lambda _: None, init=out)
     assert again["width"] == 24 and again["crops_seen"] > summary["crops_seen"]
 
 
 def test_the_facing_network_trains_saves_continues_and_reads(scenes, tmp_path):
-    from vision import facing
+    from vision.reader import facing
 
-    contexts, ups = facing.facing_contexts(scenes, "train", limit=4)
-    assert contexts.shape[1:] == (facing.FACING_CONTEXT, facing.FACING_CONTEXT, 3) and len(contexts) == len(ups) > 20
+    contexts, ups = facing_training.facing_contexts(scenes, "train", limit=4)
+    assert (
+        contexts.shape[1:] == (facing_training.FACING_CONTEXT, facing_training.FACING_CONTEXT, 3)
+        and len(contexts) == len(ups) > 20
+    )
     assert np.allclose(np.linalg.norm(ups, axis=1), 1)
-    crop, direction = facing.augment_facing(contexts[0], ups[0], np.random.default_rng(0))
+    crop, direction = facing_training.augment_facing(contexts[0], ups[0], np.random.default_rng(0))
     assert crop.shape == (ic.CROP, ic.CROP, 3) and 0 <= direction < facing.BINS
     out = tmp_path / "facing.pt"
-    first = index_net.train_facing(contexts, ups, out, minutes=0.02, batch=32, log=lambda _: None)
-    again = index_net.train_facing(contexts, ups, out, minutes=0.01, batch=32, log=lambda _: None, init=out)
+    first = index_training.train_facing(contexts, ups, out, minutes=0.02, batch=32, log=lambda _: None)
+    again = index_training.train_facing(contexts, ups, out, minutes=0.01, batch=32, log=lambda _: None, init=out)
     assert again["classes"] == facing.BINS and again["crops_seen"] > first["crops_seen"] >= 32
-    reader = facing.FacingReader(index_net.export_onnx(out))
+    reader = facing.FacingReader(index_training.export_onnx(out))
     frame = np.full((200, 300, 3), 200, np.uint8)
     directions, sureness = reader.facing(frame, np.array([[10, 10, 20, 30], [100, 50, 112, 70]], np.float32))
     assert directions.shape == (2, 2) and np.allclose(np.linalg.norm(directions, axis=1), 1)
     assert ((0 <= sureness) & (sureness <= 1)).all()
-    assert 0 <= facing.facing_accuracy(reader, scenes, "train", limit=2)[45] <= 1
+    assert 0 <= facing_training.facing_accuracy(reader, scenes, "train", limit=2)[45] <= 1
 
 
 def test_the_facing_command_trains_scores_and_names_a_missing_scenes_folder(scenes, tmp_path, capsys):
@@ -247,7 +256,7 @@ class _FixedFinds:
         self.scenes, self.per_pass = scenes, per_pass  # the scenes a pass reads, in order
 
     def detect(self, image: np.ndarray) -> Detections:
-        from vision.detections import iou
+        from vision.reader.detections import iou
 
         path = sorted((self.scenes / "images" / "train").glob("*.jpg"))[self.calls % self.per_pass]
         lines = (self.scenes / "labels" / "train" / f"{path.stem}.txt").read_text().splitlines()
@@ -256,38 +265,48 @@ class _FixedFinds:
         true = truth.xyxy[0]
         half_off = true + [0.5 * (true[2] - true[0]), 0, 0.5 * (true[2] - true[0]), 0]  # IoU 1/3: left out
         far = np.array([0, 0, 6, 9], np.float32)
-        assert iou(far[None], truth.xyxy).max() < ic.FALSE_FIND_IOU, "the test scene has an index in its corner"
+        assert iou(far[None], truth.xyxy).max() < index_crops.FALSE_FIND_IOU, (
+            "the test scene has an index in its corner"
+        )
         return Detections(np.stack([true, half_off, far]), [0.9, 0.5, 0.3], [0, 0, 0])
 
     calls = 0
 
 
 def test_only_finds_far_from_every_index_become_background_crops(scenes):
-    crops = ic.false_find_crops(scenes, "train", _FixedFinds(scenes), limit=2)
+    crops = index_crops.false_find_crops(scenes, "train", _FixedFinds(scenes), limit=2)
     assert crops.shape == (2, ic.CONTEXT, ic.CONTEXT, 3)
 
 
 def test_false_finds_come_from_every_scene_set_the_index_crops_come_from(scenes):
     from argparse import Namespace
 
-    from vision.detector_cli import _training_crops
+    from vision.cli.detector import _training_crops
 
     args = Namespace(scenes=scenes, more_scenes=[scenes], train_scenes=2, false_finds="fixed", false_find_conf=0.05,
                      drawn=0, crops_cache=None)
     _, labels = _training_crops(args, _FixedFinds(scenes))
     # Two sets of the same scenes: twice their index crops, and twice their two false finds.
     assert (labels == ic.BACKGROUND).sum() == 4
-    assert (labels != ic.BACKGROUND).sum() == 2 * len(ic.scene_crops(scenes, "train", limit=2)[1])
+    assert (labels != ic.BACKGROUND).sum() == 2 * len(index_crops.scene_crops(scenes, "train", limit=2)[1])
 
 
 def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     cards_only = tmp_path / "cards.pt"
-    index_net.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
+    index_training.train_classifier(contexts, labels, cards_only, minutes=0.01, batch=16, log=lambda _: None)
     background = np.full(8, ic.BACKGROUND, labels.dtype)
     out = tmp_path / "with_background.pt"
-    summary = index_net.train_classifier(np.concatenate([contexts, contexts[:8]]), np.concatenate([labels, background]),
-                                  out, minutes=0.01, batch=16, log=lambda _: None, init=cards_only, lr=0.0)
+    summary = index_training.train_classifier(
+        np.concatenate([contexts, contexts[:8]]),
+        np.concatenate([labels, background]),
+        out,
+        minutes=0.01,
+        batch=16,
+        log=lambda _: None,
+        init=cards_only,
+        lr=0.0,
+    )
     assert summary["classes"] == len(CLASS_NAMES) + 1
     before, after = ic.IndexClassifier(cards_only).model, ic.IndexClassifier(out).model
     # At a learning rate of 0 the 53 card rows are the ones it started from, with a background row added.
@@ -300,7 +319,7 @@ def test_a_classifier_learns_a_background_class_from_a_card_naming_one(scenes, t
 
 
 def test_drawn_index_crops_cover_every_card_in_turn_and_repeat_by_seed():
-    from vision.index_glyphs import drawn_contexts, font_files
+    from vision.synth.index_glyphs import drawn_contexts, font_files
 
     rank_fonts, suit_fonts = font_files()
     # run.sh installs 61 font packages (DejaVu, URW, Liberation, FreeFont and 57 for the index crops)
@@ -313,7 +332,7 @@ def test_drawn_index_crops_cover_every_card_in_turn_and_repeat_by_seed():
 
 
 def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
-    from vision.index_glyphs import draw_index
+    from vision.synth.index_glyphs import draw_index
 
     rng = np.random.default_rng(0)
     centre = slice(ic.CONTEXT // 2 - ic.CROP // 4, ic.CONTEXT // 2 + ic.CROP // 4)
@@ -332,7 +351,7 @@ def test_a_drawn_index_is_inked_red_or_black_by_its_suit_at_the_crop_centre():
 
 
 def test_a_drawn_joker_star_has_its_points_and_a_knocked_out_star_is_paper_inside_a_disc():
-    from vision.index_glyphs import star_mask
+    from vision.synth.index_glyphs import star_mask
 
     five = star_mask(64, points=5, inner=0.4, style="plain")
     middle = (five.shape[0] // 2, five.shape[1] // 2)
@@ -383,25 +402,30 @@ def test_a_random_convolution_restyles_the_share_of_a_batch_asked_and_keeps_each
     rng = np.random.default_rng(0)
     batch = torch.from_numpy(rng.uniform(0, 1, (8, 3, ic.CROP, ic.CROP)).astype(np.float32))
     batch[:, 0] *= 0.5  # channels of different levels
-    seen = index_net.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
+    seen = index_training.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
     assert seen.shape == batch.shape
     assert torch.equal(seen[4:], batch[4:])  # the rest of the batch as it was
     assert not torch.allclose(seen[:4], batch[:4], atol=1e-3)
     assert torch.allclose(seen[:4].mean(dim=(2, 3)), batch[:4].mean(dim=(2, 3)), atol=1e-4)
-    again = index_net.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
+    again = index_training.random_convolution(batch, 0.5, torch.Generator().manual_seed(3))
     assert torch.equal(seen, again)  # the generator decides it
-    assert index_net.random_convolution(batch, 0.0, torch.Generator()) is batch
+    assert index_training.random_convolution(batch, 0.0, torch.Generator()) is batch
 
 
 def test_the_shipped_classifier_reads_a_crop_the_same_either_way_up_in_torch_and_onnx_runtime():
-    from vision.detector import CLASSIFIER_NAME
-    from vision.index_glyphs import drawn_contexts
+    from vision.reader.detector import CLASSIFIER_NAME
+    from vision.synth.index_glyphs import drawn_contexts
 
     shipped = Path(__file__).resolve().parents[2] / "models" / CLASSIFIER_NAME
     contexts, _ = drawn_contexts(40, seed=5)
-    crops = np.ascontiguousarray(contexts[:, ic.CROP // 2: ic.CROP // 2 + ic.CROP, ic.CROP // 2: ic.CROP // 2 + ic.CROP])
+    crops = np.ascontiguousarray(
+        contexts[:, ic.CROP // 2 : ic.CROP // 2 + ic.CROP, ic.CROP // 2 : ic.CROP // 2 + ic.CROP]
+    )
     turned = np.ascontiguousarray(crops[:, ::-1, ::-1])
-    torch_net, exported = ic.IndexClassifier(shipped.with_suffix(".pt")), ic.IndexClassifier(shipped.with_suffix(".onnx"))
+    torch_net, exported = (
+        ic.IndexClassifier(shipped.with_suffix(".pt")),
+        ic.IndexClassifier(shipped.with_suffix(".onnx")),
+    )
     assert exported.model is None and exported.classes == torch_net.classes  # ONNX Runtime, no torch module
     for classifier in (torch_net, exported):
         both, both_turned = classifier.probabilities(crops), classifier.probabilities(turned)
@@ -424,7 +448,7 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
            "--crops-cache", str(cache), "--out", str(out)]
     assert main(run + ["--drawn", "20"]) == 0
     contexts, labels = np.load(cache / "contexts.npy"), np.load(cache / "labels.npy")
-    scene_contexts, scene_labels = ic.scene_crops(scenes, "train", limit=2)
+    scene_contexts, scene_labels = index_crops.scene_crops(scenes, "train", limit=2)
     assert len(labels) == len(scene_labels) + 20 and contexts.shape[1:] == (ic.CONTEXT, ic.CONTEXT, 3)
     np.testing.assert_array_equal(contexts[:len(scene_labels)], scene_contexts)
     capsys.readouterr()
@@ -443,7 +467,7 @@ def test_training_crops_are_kept_and_taken_back_only_for_the_same_options(scenes
 
 def test_a_training_seed_of_its_own_keeps_the_crops_and_their_cache(scenes, tmp_path, capsys):
     from vision.__main__ import _parser, main
-    from vision.detector_cli import _training_seed
+    from vision.cli.detector import _training_seed
 
     asked = ["classifier", "--out", "c.pt", "--seed", "10"]
     assert _training_seed(_parser().parse_args(asked)) == 10
@@ -468,7 +492,7 @@ def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_p
            "--crops-cache", str(cache), "--out", str(out)]
     assert main(run + ["--more-scenes", str(scenes)]) == 0
     labels = np.load(cache / "labels.npy")
-    scene_contexts, scene_labels = ic.scene_crops(scenes, "train", limit=2)
+    scene_contexts, scene_labels = index_crops.scene_crops(scenes, "train", limit=2)
     assert len(labels) == 2 * len(scene_labels)
     np.testing.assert_array_equal(np.load(cache / "contexts.npy")[len(scene_labels):], scene_contexts)
     capsys.readouterr()
@@ -478,7 +502,7 @@ def test_more_scene_sets_add_their_training_crops_after_the_first_sets_and_are_p
 
 def test_a_background_run_is_handed_the_same_options_learning_rate_included():
     from vision.__main__ import _parser
-    from vision.detector_cli import _forwarded
+    from vision.cli.detector import _forwarded
 
     argv = ["--data", "d.yaml", "--model", "models/cards.pt", "--name", "low", "--hours", "1.5", "--lr0", "0.0002",
             "--single-class", "--bf16"]
@@ -489,19 +513,19 @@ def test_a_background_run_is_handed_the_same_options_learning_rate_included():
 
 
 def test_recalibrating_batch_norm_moves_its_statistics_toward_the_crops_and_keeps_what_was_learnt(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     trained = tmp_path / "ic.pt"
-    index_net.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=64, log=lambda _: None)
+    index_training.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=64, log=lambda _: None)
     crops = np.stack([ic.augment(context, np.random.default_rng(i)) for i, context in enumerate(contexts[:40])])
     crops[:, :, :, 2] = 255  # redder than anything trained on: the first batch norm's red-fed means move
     before = index_net.load_net(trained).state_dict()
     with torch.no_grad():  # the first convolution's output over the crops, in one batch
-        first = index_net.load_net(trained).features[0][0](index_net.to_tensor(crops))
+        first = index_net.load_net(trained).features[0][0](index_training.to_tensor(crops))
     measured = first.mean(dim=(0, 2, 3))
 
-    whole = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "whole.pt", share=1.0)
-    half = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "half.pt", share=0.5)
-    none = index_net.recalibrate_batch_norm(trained, crops, tmp_path / "none.pt", share=0.0)
+    whole = index_training.recalibrate_batch_norm(trained, crops, tmp_path / "whole.pt", share=1.0)
+    half = index_training.recalibrate_batch_norm(trained, crops, tmp_path / "half.pt", share=0.5)
+    none = index_training.recalibrate_batch_norm(trained, crops, tmp_path / "none.pt", share=0.0)
     mean = "features.0.1.running_mean"
     assert torch.allclose(whole["state"][mean], measured, atol=1e-4)
     assert not torch.allclose(before[mean], measured, atol=1e-2)
@@ -513,13 +537,13 @@ def test_recalibrating_batch_norm_moves_its_statistics_toward_the_crops_and_keep
     assert whole["batch_norm"] == {"crops": 40, "share": 1.0} and whole["width"] == index_net.load_net(trained).width
     assert ic.IndexClassifier(tmp_path / "whole.pt").classes == ic.IndexClassifier(trained).classes
     with pytest.raises(ValueError, match="from 0 to 1"):
-        index_net.recalibrate_batch_norm(trained, crops, tmp_path / "bad.pt", share=1.5)
+        index_training.recalibrate_batch_norm(trained, crops, tmp_path / "bad.pt", share=1.5)
     with pytest.raises(ValueError, match="no crops"):
-        index_net.recalibrate_batch_norm(trained, crops[:0], tmp_path / "bad.pt")
+        index_training.recalibrate_batch_norm(trained, crops[:0], tmp_path / "bad.pt")
 
 
 def test_the_reader_crops_of_a_split_are_every_find_read_as_the_app_reads_it_both_ways_up(scenes):
-    crops = ic.reader_crops(scenes, "train", _FixedFinds(scenes), limit=2)
+    crops = index_crops.reader_crops(scenes, "train", _FixedFinds(scenes), limit=2)
     windows = len(ic.READ_WINDOWS) * len(ic.READ_TURNS)
     assert crops.shape == (2 * 3 * windows * 2, ic.CROP, ic.CROP, 3)  # 2 scenes × 3 finds, both ways up
     for scene in crops.reshape(2, 2, 3 * windows, ic.CROP, ic.CROP, 3):  # each scene's, then each turned half round
@@ -529,14 +553,14 @@ def test_the_reader_crops_of_a_split_are_every_find_read_as_the_app_reads_it_bot
 def test_the_recalibrate_command_writes_the_save_and_its_export_and_says_what_is_wrong(scenes, tmp_path, capsys):
     from vision.__main__ import main
 
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     trained, out = tmp_path / "ic.pt", tmp_path / "recalibrated.pt"
-    index_net.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=32, log=lambda _: None)
+    index_training.train_classifier(contexts, labels, trained, minutes=1, batch=32, max_crops=32, log=lambda _: None)
     run = ["recalibrate", "--classifier", str(trained), "--scenes", str(scenes), "--limit", "2", "--out", str(out)]
     assert main(run) == 0
     assert "reading crops (2 train scenes" in capsys.readouterr().out
     saved = torch.load(out, weights_only=True)
-    assert saved["batch_norm"]["share"] == index_net.BATCH_NORM_SHARE and saved["batch_norm"]["crops"] > 0
+    assert saved["batch_norm"]["share"] == index_training.BATCH_NORM_SHARE and saved["batch_norm"]["crops"] > 0
     assert out.with_suffix(".onnx").is_file()
     for wrong, message in ((["--share", "2"], "--share goes from 0 to 1"),
                            (["--split", "nosuch"], "no nosuch scenes"),
@@ -547,11 +571,11 @@ def test_the_recalibrate_command_writes_the_save_and_its_export_and_says_what_is
 
 
 def test_a_bfloat16_run_takes_the_float32_runs_steps_and_saves_float32_weights(scenes, tmp_path):
-    contexts, labels = ic.scene_crops(scenes, "train", limit=2)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=2)
     runs = {}
     for bf16 in (False, True):
         out = tmp_path / f"bf16-{bf16}.pt"
-        index_net.train_classifier(contexts, labels, out, minutes=1, batch=32, max_crops=96, lr=1e-3, bf16=bf16,
+        index_training.train_classifier(contexts, labels, out, minutes=1, batch=32, max_crops=96, lr=1e-3, bf16=bf16,
                                    log=lambda _: None)
         saved = torch.load(out, weights_only=True)["state"]
         assert all(t.is_contiguous() and (t.dtype == torch.float32 or not t.is_floating_point())
@@ -559,7 +583,7 @@ def test_a_bfloat16_run_takes_the_float32_runs_steps_and_saves_float32_weights(s
         runs[bf16] = index_net.load_net(out)
     torch.manual_seed(0)  # as each run starts (its seed is 0)
     untrained = index_net.IndexNet(width=16).eval()
-    inputs = index_net.to_tensor(contexts[:, 16:48, 16:48])
+    inputs = index_training.to_tensor(contexts[:, 16:48, 16:48])
     with torch.no_grad():
         fp32, bf16, start = runs[False](inputs), runs[True](inputs), untrained(inputs)
     # Three steps of AdamW move the logits; bfloat16's rounding moves them far less than the steps do.
@@ -575,21 +599,22 @@ def test_a_widened_classifier_computes_what_the_narrower_one_did():
                 module.running_mean.uniform_(-0.5, 0.5), module.running_var.uniform_(0.5, 2)
                 module.weight.uniform_(0.5, 1.5), module.bias.uniform_(-0.2, 0.2)
     wide = index_net.IndexNet(width=24)
-    wide.load_state_dict(index_net.widen(narrow.state_dict(), 24, np.random.default_rng(0), noise=0.0))
+    wide.load_state_dict(index_training.widen(narrow.state_dict(), 24, np.random.default_rng(0), noise=0.0))
     inputs = torch.rand(8, 3, ic.CROP, ic.CROP)
     with torch.no_grad():
         torch.testing.assert_close(wide.eval()(inputs), narrow.eval()(inputs), atol=1e-4, rtol=1e-4)
     with pytest.raises(ValueError, match="cannot widen"):
-        index_net.widen(wide.state_dict(), 16, np.random.default_rng(0))
+        index_training.widen(wide.state_dict(), 16, np.random.default_rng(0))
 
 
 def test_a_detector_trains_in_bfloat16_on_the_cpu_on_the_threads_asked(scenes, tmp_path, monkeypatch):
     """In bfloat16, and on the threads asked for: ultralytics sets torch's threads to the cores less
     one as its trainer starts and as its last validation loads the best weights (one thread on a
-    two-core machine), and vision.train.keep_threads sets them back."""
-    import vision.train as training
+    two-core machine), and vision.model.train.keep_threads sets them back."""
     from ultralytics.engine import trainer
     from ultralytics.utils import torch_utils
+
+    import vision.model.train as training
 
     write_tiles(scenes, tmp_path / "tiles", {"val": 1})
     monkeypatch.setattr(training, "RUNS_DIR", tmp_path / "runs")
@@ -621,11 +646,11 @@ def test_a_detector_trains_in_bfloat16_on_the_cpu_on_the_threads_asked(scenes, t
 
 def test_stock_predict_runs_on_the_threads_kept(monkeypatch):
     """ultralytics' predict sets torch's threads to the cores less one as it sets up its predictor;
-    vision.train.keep_threads sets them back, as bench/bench_detector.py times stock predict."""
+    vision.model.train.keep_threads sets them back, as bench/bench_detector.py times stock predict."""
     from ultralytics import YOLO
     from ultralytics.utils import torch_utils
 
-    from vision.train import keep_threads
+    from vision.model.train import keep_threads
 
     monkeypatch.setattr(torch_utils, "NUM_THREADS", 1)  # as on a two-core machine, whatever this one has
     frame, before = np.zeros((64, 64, 3), np.uint8), torch.get_num_threads()
@@ -634,7 +659,7 @@ def test_stock_predict_runs_on_the_threads_kept(monkeypatch):
         keep_threads(kept, 2)
         torch.set_num_threads(2)
         plain.predict(frame, imgsz=64, device="cpu", verbose=False)
-        assert torch.get_num_threads() == 1  # what the bench timed stock on until the twenty-fifth session
+        assert torch.get_num_threads() == 1  # ultralytics' own choice on a two-core machine
         for _ in range(2):  # the first call sets the predictor up, the second reuses it
             torch.set_num_threads(1)
             kept.predict(frame, imgsz=64, device="cpu", verbose=False)
@@ -645,7 +670,7 @@ def test_stock_predict_runs_on_the_threads_kept(monkeypatch):
 
 def test_a_bfloat16_run_computes_its_loss_in_float32():
     """Under bfloat16 autocast ultralytics' loss decodes boxes in bfloat16, rounding a box side of a few
-    hundred pixels by a pixel or two; vision.train.float32_loss hands the criterion float32
+    hundred pixels by a pixel or two; vision.model.train.float32_loss hands the criterion float32
     predictions with autocast off, and the loss comes out as float32's."""
     import copy
     import pickle
@@ -653,7 +678,7 @@ def test_a_bfloat16_run_computes_its_loss_in_float32():
     from ultralytics.cfg import get_cfg
     from ultralytics.nn.tasks import DetectionModel
 
-    from vision.train import float32_loss
+    from vision.model.train import float32_loss
 
     torch.manual_seed(0)
     model = DetectionModel("yolov8n.yaml", nc=1, verbose=False).train()
@@ -701,7 +726,7 @@ def test_bfloat16_training_is_refused_plainly_where_ultralytics_cannot_be_taught
 def test_a_bfloat16_run_on_the_cpu_trains_its_network_channels_last_and_others_as_they_were():
     from types import SimpleNamespace
 
-    from vision.train import cpu_bfloat16_network
+    from vision.model.train import cpu_bfloat16_network
 
     class Model:  # what the callback is registered on
         def __init__(self):

@@ -5,10 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classes import class_id
-from vision.detections import Detections, iou
-from vision.evaluate import (BACKGROUND, Frame, average_precision, confused_pairs, match, operating_points,
-                             score, size_ceilings, suited_map50)
+from vision.evaluation.detector import (
+    BACKGROUND,
+    Frame,
+    average_precision,
+    confused_pairs,
+    match,
+    operating_points,
+    score,
+    size_ceilings,
+    suited_map50,
+)
+from vision.reader.classes import class_id
+from vision.reader.detections import Detections, iou
 
 
 def boxes(*rows) -> Detections:
@@ -80,15 +89,17 @@ def test_average_precision_of_a_ranked_list():
     assert recall.tolist() == pytest.approx([1 / 3, 1 / 3, 2 / 3])
     assert precision.tolist() == pytest.approx([1, 0.5, 2 / 3])
     # precision envelope: 1 up to recall 1/3, 2/3 up to 2/3, 0 beyond (COCO's 101 points)
-    expected = (np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
-                + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3) / 101
+    expected = (
+        np.sum(np.linspace(0, 1, 101) <= 1 / 3 + 1e-9) * 1
+        + np.sum((np.linspace(0, 1, 101) > 1 / 3 + 1e-9) & (np.linspace(0, 1, 101) <= 2 / 3 + 1e-9)) * 2 / 3
+    ) / 101
     assert ap == pytest.approx(expected)
 
 
 def test_each_held_out_deck_is_scored_apart(tmp_path):
     import json
 
-    from vision.evaluate import by_deck, truth_decks
+    from vision.evaluation.detector import by_deck, truth_decks
 
     # The scene says which deck each labelled index is printed in (polygons around the true boxes).
     cards = [{"deck": deck, "indexes": [{"polygon": [[x, 0], [x + 10, 0], [x + 10, 20], [x, 20]], "labelled": True}]}
@@ -106,7 +117,7 @@ def test_each_held_out_deck_is_scored_apart(tmp_path):
 
 
 def test_indexes_are_scored_by_their_height_in_the_frame():
-    from vision.evaluate import by_size
+    from vision.evaluation.detector import by_size
 
     truth = boxes(("6S", 0, 0, 4, 6, 1), ("9H", 50, 0, 56, 10, 1), ("10D", 100, 0, 110, 30, 1))
     found = boxes(("6S", 0, 0, 4, 6, 0.9), ("9S", 50, 0, 56, 10, 0.9))  # the 10 is missed, the 9 misnamed
@@ -120,8 +131,8 @@ def test_indexes_are_scored_by_their_height_in_the_frame():
 def test_only_readable_indexes_are_scored_and_finds_on_the_others_are_neither_right_nor_false(tmp_path):
     import json
 
-    from vision.classes import CLASS_NAMES
-    from vision.evaluate import readable_only, score, truth_views
+    from vision.evaluation.detector import readable_only, score, truth_views
+    from vision.reader.classes import CLASS_NAMES
 
     # A tall whole 6, a tall 9 half covered, a small 10 (8 px), and an empty corner.
     truth = boxes(("6S", 0, 0, 12, 20, 1), ("9H", 50, 0, 62, 20, 1), ("10D", 100, 0, 104, 8, 1))
@@ -156,7 +167,7 @@ def test_the_ceiling_of_a_reader_blind_to_small_indexes_counts_each_card_it_cann
 def test_a_find_scored_as_every_card_it_may_be_is_not_lost_to_a_near_tie():
     """Why the evaluation also gives a multi-label mAP50: a six of spades the classifier splits with
     the club (0.55 against 0.45) is, named once, a false six of clubs and a missed six of spades."""
-    from vision.index_classifier import every_card_finds
+    from vision.reader.index_classifier import every_card_finds
 
     truth = boxes(("6C", 0, 0, 10, 20, 1), ("9H", 50, 0, 60, 20, 1))
     found = Detections(truth.xyxy, [0.9, 0.9], [0, 0])
@@ -193,8 +204,8 @@ def _scene(folder, labels: bytes, description: str | None = None):
 ])
 def test_corrupt_ground_truth_is_one_line_naming_the_file(tmp_path, capsys, labels, description, words):
     from vision.__main__ import main
-    from vision.detections import LabelsError
-    from vision.evaluate import test_frames
+    from vision.evaluation.detector import test_frames
+    from vision.reader.detections import LabelsError
 
     scenes = _scene(tmp_path / "scenes", labels, description)
     with pytest.raises(LabelsError, match=words):

@@ -4,8 +4,8 @@ import json
 
 import numpy as np
 
-from vision.classes import CLASS_NAMES
-from vision.decks import HELD_OUT_DECKS, installed_decks
+from vision.reader.classes import CLASS_NAMES
+from vision.synth.decks import HELD_OUT_DECKS, installed_decks
 
 
 def test_atlas_holds_every_card_of_each_deck_with_a_top_left_index(small_atlas):
@@ -47,8 +47,8 @@ def test_every_drawn_deck_renders_with_its_indexes_measured(tmp_path):
     cards a measured top-left index (else the atlas drops the deck), and four-corner decks all four.
     Random decks may fail (a glyph run into its neighbour), but the atlas must drop those, keep most,
     and keep none with an index left unmeasured."""
-    from vision.drawn_deck import DRAWN_STYLES, random_styles, write_drawn_decks
-    from vision.faces import build_atlas
+    from vision.synth.drawn_deck import DRAWN_STYLES, random_styles, write_drawn_decks
+    from vision.synth.faces import build_atlas
 
     styles = DRAWN_STYLES + random_styles(12)  # the atlas's first 12 random decks (of RANDOM_DECKS)
     index = build_atlas(write_drawn_decks(tmp_path / "svg", styles), tmp_path / "atlas", 120)
@@ -71,7 +71,7 @@ def test_every_drawn_deck_renders_with_its_indexes_measured(tmp_path):
 
 
 def test_random_decks_are_the_same_for_a_seed_and_differ_between_decks():
-    from vision.drawn_deck import random_styles
+    from vision.synth.drawn_deck import random_styles
 
     first, again, other = random_styles(6, seed=1), random_styles(6, seed=1), random_styles(6, seed=2)
     assert first == again and first != other
@@ -80,7 +80,7 @@ def test_random_decks_are_the_same_for_a_seed_and_differ_between_decks():
 
 
 def test_the_later_random_decks_add_typefaces_and_leave_the_first_ones_as_they_were():
-    from vision.drawn_deck import _FONTS, _SUIT_FONTS, FIRST_RANDOM_DECKS, random_styles
+    from vision.synth.drawn_deck import _FONTS, _SUIT_FONTS, FIRST_RANDOM_DECKS, random_styles
 
     first, every = random_styles(FIRST_RANDOM_DECKS), random_styles()
     assert every[:FIRST_RANDOM_DECKS] == first  # the older scene sets' decks can be drawn again
@@ -91,7 +91,7 @@ def test_the_later_random_decks_add_typefaces_and_leave_the_first_ones_as_they_w
 
 
 def test_the_third_random_decks_add_the_held_out_decks_looks_and_leave_the_others_as_they_were():
-    from vision.drawn_deck import THIRD_RANDOM_DECKS, DrawnStyle, random_styles
+    from vision.synth.drawn_deck import THIRD_RANDOM_DECKS, DrawnStyle, random_styles
 
     every = random_styles(THIRD_RANDOM_DECKS + 32)
     assert every[:THIRD_RANDOM_DECKS] == random_styles(THIRD_RANDOM_DECKS)
@@ -109,8 +109,8 @@ def test_a_deck_with_every_new_look_is_measured_at_its_index_on_every_card(tmp_p
     """Condensed outlined letters, a court figure and a frame close by, shaded paper, crowded pips and an
     upright bottom index: the atlas must still measure each card's index, the same size on every card
     (a figure or frame taken into it would make the courts' boxes bigger), in both corners."""
-    from vision.drawn_deck import DrawnStyle, _index_extent, write_drawn_decks
-    from vision.faces import build_atlas
+    from vision.synth.drawn_deck import DrawnStyle, _index_extent, write_drawn_decks
+    from vision.synth.faces import build_atlas
 
     style = DrawnStyle("project-every-look", "Nimbus Roman", "bold", "#fbf8f0", "#7a1f1f", 1.0,
                        ("#1f4f7a", "#e8e0c8"), squeeze=0.7, outline=0.05, outline_tint=0.3, court_art=True,
@@ -134,7 +134,7 @@ def test_a_deck_with_every_new_look_is_measured_at_its_index_on_every_card(tmp_p
 
 
 def test_a_drawn_deck_with_a_card_measured_in_fewer_corners_is_not_used():
-    from vision.faces import _uneven_corners
+    from vision.synth.faces import _uneven_corners
 
     two = {"top_left": [0, 0, 5, 9], "bottom_right": [40, 60, 45, 69]}
     faces = {code: {"code": code, "index_boxes": two} for code in ("AS", "KS", "QS", "JS")}
@@ -170,7 +170,7 @@ def _face_with_index(stem: bool, gap: int, stem_width: int = 3, point: bool = Fa
 def test_a_suit_hanging_from_a_thin_rule_is_measured_with_its_rank():
     """ancient-egyptians hangs each corner suit from a stem that runs down its frame; the measurement
     used to stop at the rank (the stem makes suit and rule one shape too big for a glyph)."""
-    from vision.corner_index import measure_index_boxes
+    from vision.synth.corner_index import measure_index_boxes
 
     plain = measure_index_boxes(_face_with_index(stem=False, gap=10))["top_left"]
     hanging = measure_index_boxes(_face_with_index(stem=True, gap=10))["top_left"]
@@ -185,7 +185,7 @@ def test_a_suit_on_a_thick_stem_or_cut_at_its_point_is_measured_whole():
     cutting the stem away cut the spade's point from its body, so the bottom-right index was
     measured as the point alone (three quarters the top-left's height) and a card's two indexes
     read as two cards."""
-    from vision.corner_index import measure_index_boxes
+    from vision.synth.corner_index import measure_index_boxes
 
     plain = measure_index_boxes(_face_with_index(stem=False, gap=10))["top_left"]
     thick = measure_index_boxes(_face_with_index(stem=True, gap=10, stem_width=7))["top_left"]

@@ -1,4 +1,4 @@
-"""Which way the cards face tells where the teams sit (vision.facing)."""
+"""Which way the cards face tells where the teams sit (vision.reader.facing)."""
 
 import json
 from pathlib import Path
@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.facing import (BINS, TableFacing, TableTurn, bin_angles, direction_bin, labelled_directions, labelled_ups,
-                           table_turn)
-from vision.team_areas import TableFrame, TableSetup, TableSetupError
+from vision.model.facing_training import labelled_directions, labelled_ups
+from vision.reader.facing import BINS, TableFacing, TableTurn, bin_angles, direction_bin, table_turn
+from vision.reader.team_areas import TableFrame, TableSetup, TableSetupError
 
 
 def _table(turn_degrees: float, rng: np.random.Generator, centre=(640.0, 360.0)):
@@ -88,13 +88,13 @@ def test_the_reader_finds_whose_cards_are_whose_on_a_table_filmed_from_the_side(
 
     import cv2
 
-    from vision.augment import photograph
-    from vision.card_reader import CardReader
-    from vision.detections import Detections
-    from vision.evaluate_reader import detections_from_truth
-    from vision.facing import FacingReader
-    from vision.render import render_scene
-    from vision.synth import build_scene
+    from vision.evaluation.tables import detections_from_truth
+    from vision.reader.card_reader import CardReader
+    from vision.reader.detections import Detections
+    from vision.reader.facing import FacingReader
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
 
     seed = next(seed for seed in range(1, 50)  # the first of these tables where both teams have melds
                 if all(build_scene(small_atlas, seed, (1280, 720), "test").state.teams[team].melds for team in "AB"))
@@ -204,8 +204,8 @@ def test_a_saved_naming_of_the_sides_that_is_no_direction_says_so(bad):
 def test_the_finds_carry_the_directions_the_network_was_sure_of():
     """face_finds: the sure finds' directions gathered for the table's turn, and each find given its
     own where the network was sure (zero where it was not, or the find was weak)."""
-    from vision.detections import Detections
-    from vision.facing import face_finds
+    from vision.reader.detections import Detections
+    from vision.reader.facing import face_finds
 
     class Facing:
         def facing(self, picture, boxes):
@@ -221,8 +221,8 @@ def test_the_finds_carry_the_directions_the_network_was_sure_of():
 def test_a_table_set_up_asks_the_network_about_its_middles_finds_alone_and_gathers_no_turn():
     """With team areas the set-up gives the table's turn; the facing network is asked only which way
     the cards between the areas lie (the turn card lies sideways there), and only the sure ones."""
-    from vision.detections import Detections
-    from vision.facing import face_finds, finds_to_face
+    from vision.reader.detections import Detections
+    from vision.reader.facing import face_finds, finds_to_face
 
     asked = []
 
@@ -247,13 +247,13 @@ def test_with_team_areas_the_app_reads_the_turn_card_right_of_the_discard_pile(s
     """The shipped facing network on a held-out deck's table with the draw pile right of the discard
     pile and the team areas set: the reader asks it about the middle's cards and finds the sideways
     turn card there; without it, it looks left of the pile and takes a discard for the turn card."""
-    from vision.augment import photograph
-    from vision.card_reader import CardReader
-    from vision.evaluate_reader import detections_from_truth, turn_card_shown
-    from vision.evaluate_video import team_areas
-    from vision.facing import FacingReader
-    from vision.render import render_scene
-    from vision.synth import build_scene
+    from vision.evaluation.tables import detections_from_truth, turn_card_shown
+    from vision.reader.card_reader import CardReader
+    from vision.reader.facing import FacingReader
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
+    from vision.synth.video import team_areas
 
     scene = build_scene(small_atlas, 0, (1920, 1080), "test", stock_on_right=True)
     truth = scene.ground_truth()
@@ -275,8 +275,8 @@ def test_with_team_areas_the_app_reads_the_turn_card_right_of_the_discard_pile(s
 def test_a_finds_direction_is_judged_against_the_tables_axis_not_the_pictures():
     """Filmed from between the teams (team B's side on the right), an index whose top points up the
     picture lies across the table, as the turn card does; one pointing right lies along it."""
-    from vision.detections import Detections
-    from vision.physical_cards import _across
+    from vision.reader.detections import Detections
+    from vision.reader.physical_cards import _across
 
     found = Detections(np.array([[100, 100, 110, 120], [200, 100, 210, 120], [300, 100, 310, 120.0]]),
                        np.ones(3), [0, 1, 2], up=[[0, -1], [1, 0], [0, 0]])
@@ -294,21 +294,23 @@ def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():
 
 
 def test_a_damaged_facing_network_says_which_file_and_how_to_rebuild_it(tmp_path, monkeypatch):
-    import vision.facing
-    from vision.card_reader import DetectorMissing, _shipped_facing
+    import vision.reader.facing
+    from vision.reader.card_reader import DetectorMissing, _shipped_facing
 
     broken = tmp_path / "facing.onnx"
     broken.write_bytes(b"not a network")
-    monkeypatch.setattr(vision.facing, "DEFAULT_FACING_WEIGHTS", broken)
-    with pytest.raises(DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"):
+    monkeypatch.setattr(vision.reader.facing, "DEFAULT_FACING_WEIGHTS", broken)
+    with pytest.raises(
+        DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"
+    ):
         _shipped_facing()
-    monkeypatch.setattr(vision.facing, "DEFAULT_FACING_WEIGHTS", tmp_path / "missing.onnx")
+    monkeypatch.setattr(vision.reader.facing, "DEFAULT_FACING_WEIGHTS", tmp_path / "missing.onnx")
     assert _shipped_facing() is None  # no file: the reader takes the picture's halves
 
 
 def test_the_annotated_picture_shows_the_sides_the_reader_took():
-    from vision.annotate import annotate
-    from vision.reading import TableReading
+    from vision.cli.annotate import annotate
+    from vision.reader.reading import TableReading
 
     picture = np.zeros((100, 100, 3), np.uint8)
     left_and_right = TableReading((100, 100), team_sides={"A": ((50, 0), (100, 0), (100, 100), (50, 100)),
@@ -326,8 +328,10 @@ def _teams_swapped(value):
         return value
     other = {"A": "B", "B": "A"}
     by_team = set(value) == {"A", "B"}  # a team's melds, scores, ...
-    return {other[key] if by_team else key: other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
-            for key, item in value.items()}
+    return {
+        other[key] if by_team else key: other.get(item, item) if key in ("team", "went_out") else _teams_swapped(item)
+        for key, item in value.items()
+    }
 
 
 def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_back(tmp_path):
@@ -339,10 +343,9 @@ def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_ba
     as team A sees the table, and the relabelled demo has it on the other side. One who never swaps
     gets few."""
     import gzip
-    import shutil
 
-    from vision.evaluate_reader import detections_from_truth
-    from vision.evaluate_video import evaluate_video
+    from vision.evaluation.tables import detections_from_truth
+    from vision.evaluation.videos import evaluate_video
 
     demo = Path(__file__).resolve().parents[2] / "datasets" / "demo"
     with gzip.open(demo / "frames.jsonl.gz", "rt") as lines:

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.card_reader import CardReader
-from vision.detections import Detections
-from vision.focus import BLURRED_BELOW, index_sharpness
+from vision.reader.card_reader import CardReader
+from vision.reader.detections import Detections
+from vision.reader.focus import BLURRED_BELOW, index_sharpness
 
 
 def drawn_corner(blur_sigma: float = 0.0, ink: int = 20) -> tuple[np.ndarray, np.ndarray]:

@@ -10,8 +10,8 @@ import cv2
 import pytest
 from PIL import Image
 
-from vision import frame_sources
-from vision.frame_sources import FrameSourceError, read_image
+from vision.reader import frame_sources
+from vision.reader.frame_sources import FrameSourceError, read_image
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
@@ -87,7 +87,7 @@ def test_an_image_bomb_is_refused_without_its_memory(tmp_path):
     bomb = tmp_path / "bomb.tif"
     Image.new("1", (20_000, 20_000)).save(bomb, compression="group4")
     # The peak memory of the process (VmHWM: getrusage's figure keeps the forked test runner's)
-    measure = ("import sys\nfrom vision.frame_sources import read_image\n"
+    measure = ("import sys\nfrom vision.reader.frame_sources import read_image\n"
                "try:\n    read_image(sys.argv[1])\nexcept Exception as error:\n    print(error)\n"
                "peak = next(line for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
                "print(int(peak.split()[1]) // 1024)")
@@ -106,7 +106,7 @@ def test_a_file_no_reader_knows_is_refused_without_decoding(tmp_path, no_decodin
 
 def test_every_format_this_opencv_decodes_is_measured_above():
     """The image formats of OpenCV's build information (BMP is always built in) are those tested
-    here: a build that adds one needs its header read in vision.frame_sources."""
+    here: a build that adds one needs its header read in vision.reader.frame_sources."""
     built = cv2.getBuildInformation()
     media = built[built.index("Media I/O:"):built.index("Video I/O:")]
     formats = {line.split(":")[0].strip() for line in media.splitlines()

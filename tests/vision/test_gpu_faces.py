@@ -35,7 +35,9 @@ def small_atlas(root: Path) -> Path:
     Image.fromarray(opaque[..., :3], "RGB").save(root / "b" / "JK.png")  # not RGBA: travels as it is
     for deck in decks:
         (root / deck / "manifest.json").write_text(json.dumps({"deck": deck}))
-    (root / "atlas.json").write_text(json.dumps({"card_height": 40, "decks": {d: {"split": s} for d, s in decks.items()}}))
+    (root / "atlas.json").write_text(
+        json.dumps({"card_height": 40, "decks": {d: {"split": s} for d, s in decks.items()}})
+    )
     return root
 
 
@@ -66,9 +68,9 @@ def test_faces_packed_at_half_size_render_as_the_whole_faces_do_where_cards_are_
     # pyramid halves them: a card drawn small enough renders from the halved face pixel for pixel.
     import cv2
 
-    from vision.atlas import FaceAtlas
-    from vision.render import render_scene
-    from vision.synth import build_scene
+    from vision.synth.atlas import FaceAtlas
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
 
     module = gpu_faces()
     packed, _ = module.pack(small_atlas_dir, tmp_path / "packed", budget=10**9, half=True)

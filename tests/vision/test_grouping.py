@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.card_reader import read_table
-from vision.classes import class_id
-from vision.detections import Detections, iou
-from vision.grouping import group_cards
-from vision.physical_cards import CardsSeen, SeenCard, ViewMemory, _crossing_diagonals, one_find_per_index
-from vision.team_areas import TableSetup
+from vision.reader.card_reader import read_table
+from vision.reader.classes import class_id
+from vision.reader.detections import Detections, iou
+from vision.reader.grouping import group_cards
+from vision.reader.physical_cards import CardsSeen, SeenCard, ViewMemory, _crossing_diagonals, one_find_per_index
+from vision.reader.team_areas import TableSetup
 
 #: An index diagonal that makes a card about 1 tall and 0.7 wide (see :meth:`CardsSeen.card_size`).
 DIAGONAL = (0.7 * 0.74, 0.72)
@@ -110,7 +110,9 @@ def test_a_cards_two_corners_read_as_two_codes_are_one_card():
     def card(code: str, x: float, y: float, other: str | None = None, sure: float = 0.9, top: str | None = None):
         corners = [((x + 7, y + 13), code, sure)] + ([((x + 57, y + 87), other, 0.5)] if other else []) \
             + ([((x + 57, y + 13), top, 0.5)] if top else [])
-        return [((cx - 5, cy - 8, cx + 5, cy + 8), class_id(name), confidence) for (cx, cy), name, confidence in corners]
+        return [
+            ((cx - 5, cy - 8, cx + 5, cy + 8), class_id(name), confidence) for (cx, cy), name, confidence in corners
+        ]
 
     def read(*cards) -> dict:
         finds = [find for c in cards for find in c]
@@ -333,7 +335,7 @@ def test_the_turn_card_is_found_right_of_the_discard_pile_too():
                       {"A": DIAGONAL, "B": DIAGONAL})
     assert group_cards(faced, (1920, 1080)).turn_card.code == "5D"
     # Every card of the heap left of the pile read along the axis, as discards lie: cards of the pile
-    # pushed aside, no turn card (forty-sixth session); one of them not read, the heap as before.
+    # pushed aside, no turn card; one of them not read, the heap as before.
     along = replace(faced, cards=(*(replace(c, across=0.1) for c in pile), replace(upright, across=0.2), *column))
     assert group_cards(along, (1920, 1080)).turn_card is None
     assert sorted(c.code for c in group_cards(along, (1920, 1080)).discard) == ["3C", "5D", "9S"]

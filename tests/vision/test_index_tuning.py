@@ -1,4 +1,4 @@
-"""Fine-tuning the shipped classifier's export in numpy (vision.index_tuning), checked against ONNX
+"""Fine-tuning the shipped classifier's export in numpy (vision.reader.index_tuning), checked against ONNX
 Runtime running the same file."""
 
 from __future__ import annotations
@@ -6,12 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.deck_learning import SHIPPED_CLASSIFIER
-from vision.index_classifier import CROP, IndexClassifier, to_array
-from vision.index_tuning import (
-    LABEL_SMOOTHING, ExportError, ExportedNet, channels_last, fine_tune_export, smoothed_cross_entropy,
+from vision.reader.deck_learning import SHIPPED_CLASSIFIER
+from vision.reader.index_classifier import CROP, IndexClassifier, to_array
+from vision.reader.index_tuning import (
+    LABEL_SMOOTHING,
+    ExportedNet,
+    ExportError,
+    channels_last,
+    fine_tune_export,
+    smoothed_cross_entropy,
 )
-from vision.weights import shipped_file
+from vision.reader.weights import shipped_file
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +56,7 @@ def test_a_training_step_is_torch_s(crops):
     """The same batch through the classifier's torch network in training mode (dropout off): the
     same logits, gradients and running statistics."""
     torch = pytest.importorskip("torch")
-    from vision.index_net import load_net
+    from vision.reader.index_net import load_net
 
     model = load_net(SHIPPED_CLASSIFIER.with_suffix(".pt")).train()
     labels = np.arange(len(crops)) * 2
@@ -80,7 +85,7 @@ def test_a_tuned_export_is_saved_whole_and_runs_in_onnx_runtime_and_openvino(cro
     tuned = ExportedNet(out).logits(crops)
     assert np.abs(tuned - ExportedNet(SHIPPED_CLASSIFIER).logits(crops)).max() > 1e-3  # it moved
     np.testing.assert_allclose(IndexClassifier(out)._logits(crops), tuned, atol=1e-3)
-    # OpenVINO computes in bfloat16 where the CPU can (vision.weights.OpenVinoModel): 8 bits of mantissa.
+    # OpenVINO computes in bfloat16 where the CPU can (vision.reader.weights.OpenVinoModel): 8 bits of mantissa.
     np.testing.assert_allclose(IndexClassifier(out, runtime="openvino")._logits(crops), tuned, atol=0.15)
 
 

@@ -1,4 +1,4 @@
-"""A find's reading joined with its card's other corner and its neighbours' ranks (vision.neighbours)."""
+"""A find's reading joined with its card's other corner and its neighbours' ranks (vision.reader.neighbours)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.classes import CLASS_NAMES, class_id
-from vision.detections import Detections
-from vision.index_classifier import BACKGROUND
-from vision.neighbours import (NEIGHBOUR_FLOOR, NEIGHBOUR_REACH, OTHER_CORNER_REACH, RANK_NAMES,
-                               read_with_neighbours)
+from vision.reader.classes import CLASS_NAMES, class_id
+from vision.reader.detections import Detections
+from vision.reader.index_classifier import BACKGROUND
+from vision.reader.neighbours import (
+    NEIGHBOUR_FLOOR,
+    NEIGHBOUR_REACH,
+    OTHER_CORNER_REACH,
+    RANK_NAMES,
+    read_with_neighbours,
+)
 
 SIZE = 10.0  #: every find here is a 10×10 box: an index size is 10 px
 

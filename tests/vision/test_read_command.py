@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from vision.__main__ import main
-from vision.augment import photograph
-from vision.frame_sources import FrameSourceError, read_image, video_frames
-from vision.render import render_scene
-from vision.synth import build_scene
+from vision.reader.frame_sources import FrameSourceError, read_image, video_frames
+from vision.synth.augment import photograph
+from vision.synth.render import render_scene
+from vision.synth.scenes import build_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +72,9 @@ def test_json_line_per_image_in_the_contract_shape(labelled_image, capsys):
     assert data["image"] == str(labelled_image) and data["ms"] >= 0
     assert set(data["teams"]) == {"A", "B"}
     assert all(set(side) >= {"melds", "threes", "piles"} for side in data["teams"].values())
-    assert data["cards"] and all(set(card) == {"code", "box", "conf"} and len(card["box"]) == 4 for card in data["cards"])
+    assert data["cards"] and all(
+        set(card) == {"code", "box", "conf"} and len(card["box"]) == 4 for card in data["cards"]
+    )
 
 
 def test_broken_files_each_get_one_line_and_the_rest_are_read(labelled_image, tmp_path, capsys):
@@ -92,7 +94,9 @@ def test_broken_files_each_get_one_line_and_the_rest_are_read(labelled_image, tm
 
 def test_a_video_that_breaks_gives_its_frames_then_says_so(labelled_image, tmp_path, capsys):
     video = _cut_video(tmp_path / "hand.avi")
-    (tmp_path / "hand.txt").write_text((labelled_image.parent.parent.parent / "labels" / "test" / "scene.txt").read_text())
+    (tmp_path / "hand.txt").write_text(
+        (labelled_image.parent.parent.parent / "labels" / "test" / "scene.txt").read_text()
+    )
     assert main(["read", str(video), "--labels", "--json", "--every", "1"]) == 1
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines()]

@@ -10,17 +10,26 @@ import pytest
 from companion.cards import Card
 from companion.handfile import score_report
 from vision import CardReader
-from vision.card_reader import DetectorMissing, read_table
-from vision.classes import class_id
-from vision.detections import Detections
-from vision.evaluate_reader import (SceneMismatch, camera_setup, dataset_scenes, detections_from_truth, evaluate,
-                                    judge, readable, synthetic_scenes, turn_card_shown)
-from vision.physical_cards import see_cards
-from vision.reading import COLUMN_SHARE
-from vision.scene import LayoutStyle
-from vision.synth import build_scene
-from vision.table_state import TableState, TeamTable
-from vision.team_areas import TableFrame, TableSetup, TableSetupError
+from vision.evaluation.tables import (
+    SceneMismatch,
+    camera_setup,
+    dataset_scenes,
+    detections_from_truth,
+    evaluate,
+    judge,
+    readable,
+    synthetic_scenes,
+    turn_card_shown,
+)
+from vision.reader.card_reader import DetectorMissing, read_table
+from vision.reader.classes import class_id
+from vision.reader.detections import Detections
+from vision.reader.physical_cards import see_cards
+from vision.reader.reading import COLUMN_SHARE
+from vision.reader.team_areas import TableFrame, TableSetup, TableSetupError
+from vision.synth.layout import LayoutStyle
+from vision.synth.scenes import build_scene
+from vision.synth.table_state import TableState, TeamTable
 
 SIZE = (1280, 720)
 COLUMNS = LayoutStyle(overlap=0.3, column_gap=0.2, fan_melds=False, squares_canastas=True, messiness=0.01)
@@ -35,7 +44,7 @@ def _read(atlas, state: TableState, seed: int = 11, style: LayoutStyle = COLUMNS
 
 
 def _camera(seed: int, card_height: float = 70):
-    from vision.camera import random_camera
+    from vision.synth.camera import random_camera
 
     return random_camera(random.Random(seed), SIZE, (0.0, 0.0), card_height_px=card_height)
 
@@ -67,7 +76,9 @@ def test_a_squared_canasta_is_read_from_its_top_card(small_atlas):
     assert (pile.rank, pile.kind) == ("8", "natural")
     assert [m.codes for m in reading.teams["A"].melds] and not reading.teams["B"].melds
     hand = reading.to_hand_dict()
-    assert score_report(hand)["teams"]["A"]["total"] == truth["scores"]["A"]  # a natural pile scores alike whatever its suits
+    assert (
+        score_report(hand)["teams"]["A"]["total"] == truth["scores"]["A"]
+    )  # a natural pile scores alike whatever its suits
 
 
 def test_threes_row_hands_and_the_middle(small_atlas):
@@ -131,7 +142,7 @@ class _PictureLog:
 
 
 def test_a_synth_folders_test_pictures_are_read_by_a_detector(small_atlas_dir, small_atlas, tmp_path):
-    from vision.dataset import write_dataset
+    from vision.synth.dataset import write_dataset
 
     list(write_dataset(tmp_path, small_atlas_dir, 20, seed=4, image_size=(640, 360), workers=1, splits=("test",)))
     scenes = list(dataset_scenes(tmp_path, small_atlas))
@@ -144,7 +155,7 @@ def test_a_synth_folders_test_pictures_are_read_by_a_detector(small_atlas_dir, s
     assert from_pictures["set-up/all"]["melds"] == from_boxes["set-up/all"]["melds"]
     assert from_pictures["set-up/all"]["meld_exact_%"] == from_pictures["set-up/all"]["meld_ranks_right_%"] == 0
     assert (from_pictures["set-up/all"]["cards_missed_%"], from_pictures["set-up/all"]["cards_extra_%"]) == (100, 0)
-    from vision.facing import FacingReader
+    from vision.reader.facing import FacingReader
 
     facing = evaluate(scenes, facing=FacingReader())  # also read as the app reads a table not set up
     assert facing["facing/all"]["scenes"] == facing["facing named/all"]["scenes"] == 2
@@ -166,11 +177,13 @@ def test_every_card_has_a_box_and_confidence_and_the_json_keeps_the_contract(sma
 
 
 def test_assumed_pile_contents_stay_within_the_pack():
-    from vision.reading import CanastaPile, ReadCard, TableReading, TeamReading
+    from vision.reader.reading import CanastaPile, ReadCard, TableReading, TeamReading
 
     top = ReadCard("KS", (0, 0, 1, 1), 1.0)
     held = tuple(ReadCard(code, (0, 0, 1, 1), 1.0) for code in ("KH", "KD"))
-    reading = TableReading((10, 10), {"A": TeamReading(piles=(CanastaPile(top, 0.0),), hands=(held,)), "B": TeamReading()})
+    reading = TableReading(
+        (10, 10), {"A": TeamReading(piles=(CanastaPile(top, 0.0),), hands=(held,)), "B": TeamReading()}
+    )
     hand = reading.to_hand_dict(went_out="B")
     (pile,) = hand["teams"]["A"]["melds"]
     assert len(pile) == 7 and sum(c.startswith("K") for c in pile) == 6 and pile[-1].startswith("2")
@@ -196,9 +209,9 @@ def test_card_reader_without_a_trained_detector_says_so(tmp_path):
 
 
 def test_card_reader_runs_any_detector_on_a_frame(small_atlas):
-    from vision.augment import photograph
-    from vision.read_command import LabelDetector
-    from vision.render import render_scene
+    from vision.cli.read import LabelDetector
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
 
     scene = build_scene(small_atlas, 4, (640, 360), "test")
     image = photograph(render_scene(scene, small_atlas), scene.owners, 4)
@@ -220,7 +233,9 @@ def test_fanned_melds_with_both_copies_of_a_card_are_read_exactly(small_atlas, s
     # A fanned card is turned, a neighbouring fan may reach across its side, and a wild card ends a
     # fan beside (not below) the card before it.
     melds = [["8S", "8H", "8S", "8D"], ["KC", "KD", "KC", "KH"], ["4H", "4D", "4H", "2S"]]
-    reading, truth = _read(small_atlas, _table(a_melds=melds, b_melds=[["JD", "JS", "JD", "JC"]]), seed=seed, style=FANS)
+    reading, truth = _read(
+        small_atlas, _table(a_melds=melds, b_melds=[["JD", "JS", "JD", "JC"]]), seed=seed, style=FANS
+    )
     assert readable(truth)
     assert sorted(sorted(m.codes) for m in reading.teams["A"].melds) == sorted(sorted(m) for m in melds)
     assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["JC", "JD", "JD", "JS"]]
@@ -229,15 +244,21 @@ def test_fanned_melds_with_both_copies_of_a_card_are_read_exactly(small_atlas, s
 def test_without_a_setup_the_half_nearer_the_camera_is_team_a_even_with_hands_spread(small_atlas):
     # The rows between team A's melds and its spread hands are as empty as the table's middle: the
     # middle line must still fall between the teams (a camera from A's side, seed 20, looking down).
-    from vision.camera import random_camera
+    from vision.synth.camera import random_camera
 
-    state = _table(a_melds=[["KH", "KS", "KD"], ["7C", "7D", "7H", "7S"]], b_melds=[["QH", "QS", "QD"]],
-                   hands={"A": [["5C", "9D", "AS", "JD", "4C"], ["6H", "8S", "10C", "AH"]], "B": [["6C", "9H"], ["4D", "10H"]]})
+    state = _table(
+        a_melds=[["KH", "KS", "KD"], ["7C", "7D", "7H", "7S"]],
+        b_melds=[["QH", "QS", "QD"]],
+        hands={"A": [["5C", "9D", "AS", "JD", "4C"], ["6H", "8S", "10C", "AH"]], "B": [["6C", "9H"], ["4D", "10H"]]},
+    )
     camera = random_camera(random.Random(20), SIZE, (0.0, 0.0), card_height_px=45)
     scene = build_scene(small_atlas, 20, SIZE, "test", state=state, style=COLUMNS, camera=camera, occluders=[])
     reading = read_table(detections_from_truth(scene.ground_truth()), SIZE)
     hands = {team: sorted(sorted(c.code for c in hand) for hand in reading.teams[team].hands) for team in ("A", "B")}
-    assert hands == {"A": [["10C", "6H", "8S", "AH"], ["4C", "5C", "9D", "AS", "JD"]], "B": [["10H", "4D"], ["6C", "9H"]]}
+    assert hands == {
+        "A": [["10C", "6H", "8S", "AH"], ["4C", "5C", "9D", "AS", "JD"]],
+        "B": [["10H", "4D"], ["6C", "9H"]],
+    }
     assert [sorted(m.codes) for m in reading.teams["B"].melds] == [["QD", "QH", "QS"]]
     assert all(Card.parse(m.codes[0]).rank in "K7" for m in reading.teams["A"].melds)
 
@@ -510,8 +531,7 @@ def test_a_lone_three_left_in_a_hand_is_read_in_the_hand_not_laid_out(small_atla
 def test_the_turn_card_is_read_on_either_side_of_the_discard_pile(small_atlas):
     """The same tables with the draw pile right of the discard pile, as team A sees them: read in
     the top-down view, the sideways turn card is found there on most of the tables where it is
-    found with the draw pile left (where the reader looked alone until the forty-fourth session:
-    none of them then; bench/turn_card_side.py measures 150 of each)."""
+    found with the draw pile left (bench/turn_card_side.py measures 150 of each)."""
     found = {False: 0, True: 0}
     for seed in range(40):
         for right in (False, True):
@@ -532,7 +552,7 @@ def test_team_areas_lying_off_each_other_along_the_table_still_give_its_axis():
     """Team A's cards reach further left and team B's further right, a gap between them across the
     picture: the line between the areas' centres leans 49°, the widest gap between them does not
     (24° against 4° off the table's axis in the median of 138 held-out scenes)."""
-    from vision.team_areas import _middle_of
+    from vision.reader.team_areas import _middle_of
 
     area_a = np.array([[0.0, 600], [1200, 600], [1200, 1000], [0, 1000]])
     area_b = np.array([[700.0, 0], [1900, 0], [1900, 400], [700, 400]])
@@ -551,8 +571,9 @@ def test_with_team_areas_the_middles_directions_find_the_turn_card_right_of_the_
     measures 138 held-out scenes: 60 → 101)."""
     from dataclasses import replace
 
-    from vision.evaluate_video import team_areas
-    from vision.facing import directions_of, finds_to_face, labelled_ups
+    from vision.model.facing_training import labelled_ups
+    from vision.reader.facing import directions_of, finds_to_face
+    from vision.synth.video import team_areas
 
     found = {"without": 0, "with": 0}
     for seed in range(40):
@@ -598,8 +619,8 @@ def test_a_heap_whose_cards_all_lie_along_the_table_is_no_turn_card(small_atlas)
     with team areas, the middle's directions: on these 40 tables a turn card was read on 8 and 7 of
     those showing none, and read right on 20 and 32; now 0 and 2, and 28 and 37
     (bench/turn_card_side.py, 150 held-out scenes: 87 → 114 and 116 → 136 of 138)."""
-    from vision.evaluate_video import team_areas
-    from vision.facing import directions_of, finds_to_face
+    from vision.reader.facing import directions_of, finds_to_face
+    from vision.synth.video import team_areas
 
     right, invented = {"facing": 0, "areas": 0}, {"facing": 0, "areas": 0}
     for seed in range(40):
@@ -624,7 +645,8 @@ def _faced_table(atlas, seed: int):
     direction (a perfect facing network), and the table's turn those directions give."""
     from dataclasses import replace
 
-    from vision.facing import labelled_ups, table_turn
+    from vision.model.facing_training import labelled_ups
+    from vision.reader.facing import table_turn
 
     truth = build_scene(atlas, seed, (1920, 1080), "test").ground_truth()
     detections = detections_from_truth(truth)
@@ -633,9 +655,16 @@ def _faced_table(atlas, seed: int):
     return truth, replace(detections, up=ups), table_turn(detections.centers[known], ups[known])
 
 
-@pytest.mark.parametrize("setup,field", [('{"areas": 5}', "areas.A"), ('{"areas": {"A": 5, "B": 5}}', "areas.A"),
-                                         ('{"areas": {"A": [[0, 0], [1, 1], [2, 2]]}}', "areas.B"),
-                                         ('{"table_corners": 5}', "table_corners"), ('{"perspective": 5}', "perspective")])
+@pytest.mark.parametrize(
+    "setup,field",
+    [
+        ('{"areas": 5}', "areas.A"),
+        ('{"areas": {"A": 5, "B": 5}}', "areas.A"),
+        ('{"areas": {"A": [[0, 0], [1, 1], [2, 2]]}}', "areas.B"),
+        ('{"table_corners": 5}', "table_corners"),
+        ('{"perspective": 5}', "perspective"),
+    ],
+)
 def test_a_set_up_of_the_wrong_shape_names_its_field(tmp_path, setup, field):
     (tmp_path / "table.json").write_text(setup)
     with pytest.raises(TableSetupError, match=rf"table\.json: table set-up: {field} must be a list of"):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import scales
-from vision.detections import Detections
+from vision.reader import scales
+from vision.reader.detections import Detections
 
 
 def finds(*rows) -> Detections:
@@ -85,7 +85,7 @@ def read_live(detection, frames: int) -> None:
 
 
 def test_a_live_video_is_read_as_a_still_first_then_once_at_the_scale_its_index_size_calls_for():
-    from vision.card_reader import LiveDetection
+    from vision.reader.card_reader import LiveDetection
 
     large = RecordingDetector(side=100.0)
     read_live(LiveDetection(large), 4)
@@ -96,7 +96,7 @@ def test_a_live_video_is_read_as_a_still_first_then_once_at_the_scale_its_index_
 
 
 def test_while_a_live_video_shows_too_few_indexes_every_tenth_frame_is_read_as_a_still():
-    from vision.card_reader import LiveDetection
+    from vision.reader.card_reader import LiveDetection
 
     empty = RecordingDetector(side=100.0, count=0)
     detection = LiveDetection(empty)
@@ -106,10 +106,10 @@ def test_while_a_live_video_shows_too_few_indexes_every_tenth_frame_is_read_as_a
 
 
 def test_the_shipped_detector_reads_a_close_up_as_a_still_that_its_default_views_miss(small_atlas):
-    from vision.augment import photograph
-    from vision.detector import CardDetector
-    from vision.render import render_scene
-    from vision.synth import build_scene
+    from vision.reader.detector import CardDetector
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
 
     detector = CardDetector(conf=0.2)
     named = {"views": [], "still": []}
@@ -128,7 +128,7 @@ def test_the_shipped_detector_reads_a_close_up_as_a_still_that_its_default_views
 
 def _best_matches(truth: Detections, found: Detections):
     """For each true index, the IoU of the find that boxes it best, that find's position and card."""
-    from vision.detections import iou
+    from vision.reader.detections import iou
 
     if not len(found):
         return [(0.0, j, -1) for j in range(len(truth))]

@@ -8,15 +8,14 @@ import numpy as np
 import pytest
 
 from companion.handfile import score_report
-from vision.augment import FAULT_KINDS, photograph
-from vision.camera import random_camera
-from vision.classes import CLASS_NAMES, class_id
-from vision.labels import MIN_VISIBLE_FRACTION
-from vision.render import render_scene
-from vision.scene import Group, PlacedCard, random_style
-from vision.synth import Scene, _face_for, build_scene
-from vision.labels import id_map, index_views
-from vision.table_state import TableState, TeamTable
+from vision.reader.classes import CLASS_NAMES, class_id
+from vision.synth.augment import FAULT_KINDS, photograph
+from vision.synth.camera import random_camera
+from vision.synth.labels import MIN_VISIBLE_FRACTION, id_map, index_views
+from vision.synth.layout import Group, PlacedCard, random_style
+from vision.synth.render import render_scene
+from vision.synth.scenes import Scene, _face_for, build_scene
+from vision.synth.table_state import TableState, TeamTable
 
 SIZE = (640, 360)
 
@@ -123,9 +122,14 @@ def test_scene_scores_agree_with_the_scoring_engine(small_atlas):
         report = score_report(truth["hand"])
         assert truth["scores"] == {t: report["teams"][t]["total"] for t in ("A", "B")}
         # The ground truth lists every physical card the hand input holds (all 7 of a squared canasta).
-        listed = Counter(c["code"] for c in truth["cards"] if c["face_up"] and c["area"] not in ("discard", "turn_card"))
-        in_hand = Counter(code for team in truth["hand"]["teams"].values()
-                          for code in [c for m in team["melds"] for c in m] + team["threes"] + [c for h in team["hands"] for c in h])
+        listed = Counter(
+            c["code"] for c in truth["cards"] if c["face_up"] and c["area"] not in ("discard", "turn_card")
+        )
+        in_hand = Counter(
+            code
+            for team in truth["hand"]["teams"].values()
+            for code in [c for m in team["melds"] for c in m] + team["threes"] + [c for h in team["hands"] for c in h]
+        )
         assert listed == in_hand
 
 
@@ -185,7 +189,7 @@ def test_synth_refuses_fewer_than_one_worker_naming_the_flag(tmp_path, capsys, w
 ])
 def test_synth_runs_a_worker_per_core_the_process_may_use(tmp_path, files, cores):
     """Not one per core of the whole machine (os.cpu_count()) in a container given two of them."""
-    from vision.dataset import usable_cores
+    from vision.synth.dataset import usable_cores
 
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)

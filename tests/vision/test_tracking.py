@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.evaluate_video import evaluate_video
-from vision.physical_cards import MIN_TURN_CARD_READS, VIEW_FRAMES, ViewMemory
-from vision.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
-from vision.tracking import TableTracker
+from vision.evaluation.videos import evaluate_video
+from vision.reader.physical_cards import MIN_TURN_CARD_READS, VIEW_FRAMES, ViewMemory
+from vision.reader.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+from vision.reader.tracking import TableTracker
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 
@@ -160,7 +160,7 @@ def test_index_diagonals_measured_before_the_view_turned_are_forgotten():
 
 
 def test_guessed_canasta_suits_give_way_to_cards_seen_later():
-    from vision.tracking import settle_guesses
+    from vision.reader.tracking import settle_guesses
 
     teams = {"A": {"melds": [["9C", "9C", "9D", "9D", "9H", "9H", "9S"]], "threes": [], "hands": [["9C"], []]},
              "B": {"melds": [], "threes": [], "hands": []}}
@@ -174,9 +174,9 @@ def test_the_reader_lends_a_video_frame_the_view_measured_before_and_a_new_photo
     import json
 
     from vision import CardReader
-    from vision.evaluate_reader import detections_from_truth
-    from vision.evaluate_video import team_areas
-    from vision.team_areas import TableSetup
+    from vision.evaluation.tables import detections_from_truth
+    from vision.reader.team_areas import TableSetup
+    from vision.synth.video import team_areas
 
     with gzip.open(VIDEOS / "seed4" / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines]
@@ -327,7 +327,9 @@ def _played(step: int) -> list[tuple[int, TableReading]]:
                             turn_card=card("KD"))
 
     film = [table([], pile=False), table([kings], pile=False), table([])] + [table([fives[:n]]) for n in range(3, 7)]
-    return [(number, reading) for number, reading in enumerate(r for r in film for _ in range(50)) if number % step == 0]
+    return [
+        (number, reading) for number, reading in enumerate(r for r in film for _ in range(50)) if number % step == 0
+    ]
 
 
 @pytest.mark.parametrize("step", [1, 3, 6])
@@ -365,7 +367,10 @@ def test_a_team_whose_melds_never_settled_opens_when_the_hands_are_spread():
             + [spread] * 3:
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == ["opened", "hands_spread"]
-    assert sorted(sorted(c.code for c in meld.cards) for meld in tracker.state.teams["A"].melds) == [sorted(kings), sorted(queens)]
+    assert sorted(sorted(c.code for c in meld.cards) for meld in tracker.state.teams["A"].melds) == [
+        sorted(kings),
+        sorted(queens),
+    ]
 
 
 def _opened_with(tracker: TableTracker, meld: list[str]) -> None:
@@ -423,8 +428,13 @@ def test_a_lone_card_after_the_opening_is_no_canasta_of_a_rank_never_melded():
     tracker = TableTracker(confirm=2)
     _opened_with(tracker, ["KH", "KS", "KD"])
     kings = _reading([["KH", "KS", "KD"]])
-    lone = replace(kings, teams={"A": replace(kings.teams["A"], piles=(CanastaPile(ReadCard("QD", (0, 0, 1, 1), 0.21), 5.0),)),
-                                 "B": TeamReading()})
+    lone = replace(
+        kings,
+        teams={
+            "A": replace(kings.teams["A"], piles=(CanastaPile(ReadCard("QD", (0, 0, 1, 1), 0.21), 5.0),)),
+            "B": TeamReading(),
+        },
+    )
     for reading in [lone] * (3 * tracker.confirm * tracker.shrink_factor):
         tracker.update(reading)
     assert [e.kind for e in tracker.events] == ["opened"]
@@ -486,8 +496,13 @@ def test_an_opening_and_the_threes_keep_within_the_pack():
     assert len(meld.cards) == 4 and pack_overflow(meld.cards) is None
     tens = _reading([["10D", "10S", "10S", "10S"]])
     for threes in (("3C", "3C"), ("3C", "3C", "3C")):
-        reading = replace(tens, teams={"A": replace(tens.teams["A"], threes=tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in threes)),
-                                       "B": TeamReading()})
+        reading = replace(
+            tens,
+            teams={
+                "A": replace(tens.teams["A"], threes=tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in threes)),
+                "B": TeamReading(),
+            },
+        )
         for _ in range(tracker.confirm * tracker.shrink_factor + 2):  # a three counts once read through a wait
             tracker.update(reading)
     assert sorted(c.code for c in tracker.state.teams["A"].threes.cards) == ["3C", "3C", "3S"]
@@ -503,9 +518,18 @@ def test_an_opening_waits_for_a_meld_too_small_to_lay_being_squared(nines, event
     tracker = TableTracker(confirm=2)
     gone = tracker.confirm * tracker.shrink_factor
     eights = ["8D", "8H", "8S", "8C"]
-    laid = TableReading((100, 100), {"A": TeamReading(melds=(ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in eights), 0.0),
-                                                             ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in nines), 1.0))),
-                                     "B": TeamReading()})
+    laid = TableReading(
+        (100, 100),
+        {
+            "A": TeamReading(
+                melds=(
+                    ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in eights), 0.0),
+                    ReadMeld(tuple(ReadCard(c, (0, 0, 1, 1), 0.9) for c in nines), 1.0),
+                )
+            ),
+            "B": TeamReading(),
+        },
+    )
     squared = replace(laid, teams={"A": TeamReading(melds=laid.teams["A"].melds[:1],
                                                     piles=(CanastaPile(ReadCard("9D", (0, 0, 1, 1), 0.9), 1.0),)),
                                    "B": TeamReading()})
@@ -526,8 +550,10 @@ def test_an_opening_settles_though_a_small_index_of_it_comes_and_goes():
     gone = tracker.confirm * tracker.shrink_factor
     nines, kings = ["9C", "9D", "9H", "9C", "9D", "9H"], ["KC", "KH", "KS", "KH", "KD"]
     period = gone + 3
-    flicker = [_reading([nines if (n + period // 2) % period < 3 else nines[:5], kings if n % period < 3 else kings[:4]])
-               for n in range(4 * period)]
+    flicker = [
+        _reading([nines if (n + period // 2) % period < 3 else nines[:5], kings if n % period < 3 else kings[:4]])
+        for n in range(4 * period)
+    ]
     jacks = [_reading([nines, kings, ["JD", "JS", "JS"]])] * 3
     for reading in [_reading()] * 2 + flicker + jacks:
         tracker.update(reading)
@@ -580,7 +606,7 @@ def test_a_three_read_for_a_moment_is_not_laid_one_read_for_a_wait_is():
 
 _TWO_PLAYS_AT_ONCE = """
 from tests.vision.test_tracking import _opened_with, _reading
-from vision.tracking import TableTracker
+from vision.reader.tracking import TableTracker
 tracker = TableTracker(confirm=2)
 _opened_with(tracker, ["KH", "KS", "KD"])
 for reading in [_reading([["KH", "KS", "KD", "KC"], ["QH", "QS", "QD"], ["8H", "8S", "8D"], ["5C", "5S", "5D"]])] * 3:
@@ -610,10 +636,10 @@ def test_swapping_the_teams_mid_hand_carries_on_the_hand_as_if_they_had_been_nam
     import json
 
     from companion.handlog import to_log
-    from vision.card_reader import read_table
-    from vision.evaluate_reader import detections_from_truth
-    from vision.evaluate_video import team_areas
-    from vision.team_areas import TableSetup
+    from vision.evaluation.tables import detections_from_truth
+    from vision.reader.card_reader import read_table
+    from vision.reader.team_areas import TableSetup
+    from vision.synth.video import team_areas
 
     with gzip.open(DEMO / "frames.jsonl.gz", "rt") as lines:
         frames = [json.loads(line) for line in lines][::3]

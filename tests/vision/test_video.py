@@ -9,12 +9,20 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.handfile import score_report
-from vision.table_state import random_table
 from companion.hand import HandState
-from vision.team_areas import TABLE_SETUP_FILE, in_picture
-from vision.video import (FRAMES_PER_STILL, STILLS_PER_EVENT, NoAreaShown, as_hand_event, hand_events, players_areas,
-                          write_hand_video, write_table_setup)
+from companion.handfile import score_report
+from vision.reader.team_areas import TABLE_SETUP_FILE, in_picture
+from vision.synth.table_state import random_table
+from vision.synth.video import (
+    FRAMES_PER_STILL,
+    STILLS_PER_EVENT,
+    NoAreaShown,
+    as_hand_event,
+    hand_events,
+    players_areas,
+    write_hand_video,
+    write_table_setup,
+)
 
 
 def test_every_step_of_a_simulated_hand_is_a_legal_table():
@@ -109,7 +117,7 @@ class _FrameCount:
         self.frames, self.seconds = 0, seconds
 
     def detect(self, frame_bgr):
-        from vision.detections import Detections
+        from vision.reader.detections import Detections
 
         self.frames += 1
         time.sleep(self.seconds)
@@ -117,14 +125,14 @@ class _FrameCount:
 
 
 def test_a_held_out_decks_video_is_read_from_its_pictures(small_atlas, tmp_path):
-    from vision.decks import HELD_OUT_DECKS
-    from vision.evaluate_video import evaluate_video
+    from vision.evaluation.videos import evaluate_video
+    from vision.synth.decks import HELD_OUT_DECKS
 
     summary = write_hand_video(small_atlas, tmp_path, seed=5, image_size=(320, 180), split="test")
     truth = [json.loads(line) for line in gzip.open(tmp_path / "frames.jsonl.gz", "rt")]
     assert {card["deck"] for frame in truth for card in frame["cards"]} <= set(HELD_OUT_DECKS)
     # the team areas it comes with: four corners on the picture around every labelled index of the team
-    from vision.team_areas import TableSetup
+    from vision.reader.team_areas import TableSetup
 
     setup = TableSetup.from_json(json.loads((tmp_path / "table_setup.json").read_text()))
     for frame in truth:
@@ -195,7 +203,7 @@ def test_a_hand_whose_team_lays_nothing_in_the_picture_is_filmed_without_a_table
     def no_area(frames):
         raise NoAreaShown("team A lays no card where the picture shows it: no area to set up")
 
-    monkeypatch.setattr("vision.video.players_areas", no_area)  # as seed 45's camera films it
+    monkeypatch.setattr("vision.synth.video.players_areas", no_area)  # as seed 45's camera films it
     (tmp_path / "video").mkdir()
     (tmp_path / "video" / TABLE_SETUP_FILE).write_text("{}")  # another video's, filmed here before
     summary = write_hand_video(small_atlas, tmp_path / "video", seed=5, image_size=(320, 180))

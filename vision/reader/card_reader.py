@@ -1,0 +1,257 @@
+"""The card reader: a webcam frame in, a :class:`~vision.reader.reading.TableReading` out.
+
+    reader = CardReader()                  # the trained detector (issue 4)
+    reading = reader.read(frame_bgr)
+    reading = reader.read_detections(detections, (width, height))   # the geometry alone
+
+Detection is the detector's job; everything after it (cards from indexes, melds, piles, threes,
+hands, the middle) is pure geometry on :class:`~vision.reader.detections.Detections`, so it runs and is
+tested without any model.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from vision.reader.detections import Detections
+from vision.reader.facing import TableFacing, TableTurn, face_finds, finds_to_face
+from vision.reader.focus import index_sharpness
+from vision.reader.grouping import group_cards
+from vision.reader.physical_cards import ViewMemory, one_find_per_index, see_cards
+from vision.reader.reading import COLUMN_SHARE, READING_THRESHOLD, TableReading
+from vision.reader.scales import live_scale, long_sides
+from vision.reader.team_areas import TableFrame, TableSetup
+
+
+class DetectorMissing(RuntimeError):
+    """No trained card detector to run on frames (issue 4's model)."""
+
+
+class CardReader:
+    """Reads tables. ``detector`` is anything with ``detect(frame_bgr) -> Detections``; by default
+    the project's trained :class:`vision.reader.detector.CardDetector`. ``setup`` holds the table's team
+    areas and perspective, if the players set them."""
+
+    def __init__(self, detector=None, setup: TableSetup | None = None, weights: Path | None = None, facing=None):
+        """``facing``: a :class:`~vision.reader.facing.FacingReader` that finds the table's middle and turn
+        while the set-up has neither team areas nor a perspective, and otherwise tells which way the
+        middle's cards lie (:func:`~vision.reader.facing.finds_to_face`: the turn card lies sideways); by
+        default the shipped one with the trained detector, none with a detector given."""
+        self.detector = detector if detector is not None else _trained_detector(weights)
+        self._setup = setup or TableSetup()
+        self.facing = facing if facing is not None or detector is not None else _shipped_facing()
+        self._table_facing = TableFacing(self._setup.towards_b)
+        self._live = LiveDetection(self.detector)
+        #: (set-up, table turn, frame size, the view measured with them)
+        self._memory: tuple[TableSetup, TableTurn | None, tuple[int, int], ViewMemory] | None = None
+        #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
+        #: with its own cut-off, until a threshold is set).
+        self._threshold: float | None = None
+        if detector is None:
+            self.threshold = READING_THRESHOLD
+
+    @property
+    def setup(self) -> TableSetup:
+        """The table's set-up: its team areas and perspective, or how players named the sides the
+        cards' facing shows (:attr:`~vision.reader.team_areas.TableSetup.towards_b`)."""
+        return self._setup
+
+    @setup.setter
+    def setup(self, setup: TableSetup) -> None:
+        self._setup = setup
+        self._table_facing.name_sides(setup.towards_b)
+
+    @property
+    def threshold(self) -> float | None:
+        """The confidence a find needs to count on its own (``None`` for a detector without a
+        cut-off). The detector runs lower, at :data:`~vision.reader.reading.COLUMN_SHARE` of it, for the
+        weak finds that continue a meld column."""
+        return self._threshold if self._threshold is not None else getattr(self.detector, "conf", None)
+
+    @threshold.setter
+    def threshold(self, value: float) -> None:
+        if not 0 < value < 1:
+            raise ValueError(f"a detection threshold lies between 0 and 1, not {value}")
+        self._threshold = value
+        read_at(self.detector, value)
+
+    def read(self, frame_bgr: np.ndarray) -> TableReading:
+        """The table a live frame shows, read in one pass at the scale the last readings' index sizes
+        call for (:class:`LiveDetection`); while those are unknown, now and then as a still picture, to
+        measure them. With how sharp each corner found looks (where it can be judged): each corner
+        once, an index found twice by nested boxes judged as the one find the reading counts
+        (:func:`~vision.reader.physical_cards.one_find_per_index`)."""
+        return self._read_found(frame_bgr, self._live.detect(frame_bgr), live=True)
+
+    def read_still(self, frame_bgr: np.ndarray) -> TableReading:
+        """The table a still picture shows (a photo, a frozen frame), its corner indexes found
+        whatever their size in it (:meth:`~vision.reader.detector.CardDetector.detect_still`)."""
+        detect = getattr(self.detector, "detect_still", self.detector.detect)
+        return self._read_found(frame_bgr, detect(frame_bgr), live=False)
+
+    def read_photo(self, picture_bgr: np.ndarray) -> TableReading:
+        """A photo of a table read as a still picture (:meth:`read_still`) with this reader's networks
+        and threshold but nothing of the view it has measured: a phone photo is another camera, and
+        the live view goes on as it was. No table areas: the photo's sides come from the cards'
+        facing, or its halves."""
+        other = CardReader(detector=self.detector, facing=self.facing)
+        other._threshold = self._threshold
+        return other.read_still(picture_bgr)
+
+    def _read_found(self, frame_bgr: np.ndarray, detections: Detections, live: bool) -> TableReading:
+        height, width = frame_bgr.shape[:2]
+        found = one_find_per_index(detections)
+        if live:
+            self._live.saw(found[found.confidence >= (self._threshold or 0.0)])
+        sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
+        if self.facing is not None:  # a table set up gives its own turn: its finds tell the turn card alone
+            found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0,
+                               None if self.setup.set_up else self._table_facing,
+                               among=finds_to_face(self.setup, (width, height), found))
+        reading = self.read_detections(found, (width, height))
+        return replace(reading, index_sharpness=tuple(round(float(s), 3) for s in sharpness[np.isfinite(sharpness)]))
+
+    @property
+    def table_turn(self) -> TableTurn | None:
+        """The table's middle and turn the cards' facing gave, while it is in use (no set-up)."""
+        return self._table_facing.turn if self._facing_in_use else None
+
+    @property
+    def _facing_in_use(self) -> bool:
+        return self.facing is not None and not self.setup.set_up
+
+    def new_view(self) -> None:
+        """Forget the view measured so far: the next frame is of another video, or a photo."""
+        self._memory = None
+        self._table_facing = TableFacing(self.setup.towards_b)
+        self._live = LiveDetection(self.detector)
+
+    def new_hand(self) -> None:
+        """Forget the last hand's turn card; the view measured so far still serves (one camera)."""
+        if self._memory is not None:
+            self._memory[3].new_hand()
+
+    def read_detections(self, detections: Detections, image_size: tuple[int, int]) -> TableReading:
+        """Successive frames are taken as one video's: the view measured on a frame that shows
+        enough of it serves a frame that shows too little (see :class:`ViewMemory`), until the set-up,
+        the table's turn by the cards' facing or the frame size changes."""
+        turn = self.table_turn
+        if (self._memory is None or self._memory[0] is not self.setup or self._memory[1] is not turn
+                or self._memory[2] != image_size):
+            self._memory = (self.setup, turn, image_size, ViewMemory())
+        return read_table(detections, image_size, self.setup, self._memory[3], self._threshold or 0.0, turn)
+
+
+class LiveDetection:
+    """A live video's corner indexes, each frame read in one pass at the scale the index sizes of the
+    last readings call for (:func:`vision.reader.scales.live_scale`): the median longer side of the sure
+    finds of the last :data:`READINGS` readings that found at least :data:`ENOUGH`. While that size is
+    unknown (a new view, or the last readings found too few), every :data:`PROBE_EVERY`-th frame is
+    read as a still picture (``detect_still``), which finds indexes of every size. A detector without
+    ``detect_still`` (a stand-in) reads every frame its own way."""
+
+    READINGS = 5
+    ENOUGH = 3
+    PROBE_EVERY = 10
+
+    def __init__(self, detector) -> None:
+        self.detector = detector
+        self._sides: deque[np.ndarray] = deque(maxlen=self.READINGS)
+        self._misses = 0
+
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        if not hasattr(self.detector, "detect_still"):
+            return self.detector.detect(frame_bgr)
+        if not self._sides and self._misses % self.PROBE_EVERY == 0:
+            return self.detector.detect_still(frame_bgr)
+        width = frame_bgr.shape[1]
+        scale = live_scale(self.median, min(self.detector.default_widths(width)) / width)
+        return self.detector.detect(frame_bgr) if scale is None else self.detector.detect(frame_bgr, scale)
+
+    def saw(self, sure: Detections) -> None:
+        """Take the sure finds of the reading of the last frame detected."""
+        if len(sure) >= self.ENOUGH:
+            self._sides.append(long_sides(sure))
+            self._misses = 0
+        else:
+            self._misses += 1
+            if self._misses >= self.READINGS:
+                self._sides.clear()
+
+    @property
+    def median(self) -> float | None:
+        """The median longer side of the indexes of the last readings (frame pixels), if known."""
+        return float(np.median(np.concatenate(self._sides))) if self._sides else None
+
+
+def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,
+               memory: ViewMemory | None = None, threshold: float = 0.0, turn: TableTurn | None = None) -> TableReading:
+    """The table a frame's corner-index detections show (``memory``: the view as measured in the
+    same video's earlier frames, see :class:`ViewMemory`). Finds under ``threshold`` are weak: they
+    only continue meld columns (:data:`vision.reader.reading.COLUMN_SHARE`). An index found twice, one box
+    inside the other, counts once (:func:`~vision.reader.physical_cards.one_find_per_index`). ``turn``: the
+    table's middle and turn by the cards' facing (:mod:`vision.reader.facing`), for a table not set up."""
+    frame = TableFrame(setup or TableSetup(), image_size, turn)
+    detections = one_find_per_index(detections)
+    reading = group_cards(see_cards(detections, frame, memory, threshold), image_size, frame.has_areas)
+    if memory is not None and reading.turn_card is not None:
+        memory.saw_turn_card(reading.turn_card.code, reading.turn_card.centre)
+    sure = detections.xyxy[detections.confidence >= threshold]
+    heights = sure[:, 3] - sure[:, 1]
+    sides = towards_b = None
+    if turn is not None and not frame.set_up:
+        sides = {team: tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline)
+                 for team, outline in frame.area_outlines(image_size).items() if len(outline)}
+        towards_b = (round(float(turn.towards_b[0]), 4), round(float(turn.towards_b[1]), 4))
+    return replace(reading, index_heights=tuple(round(float(h), 1) for h in heights), team_sides=sides,
+                   towards_b=towards_b)
+
+
+def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:
+    """Set a detector (one with ``conf``, and ``reread_from`` for a two-stage one) to read for a
+    table reader whose threshold is ``threshold``: it keeps finds down to ``share`` of it, the weak
+    finds that continue meld columns, and its classifier reads those once."""
+    if hasattr(detector, "conf"):
+        detector.conf = threshold * share
+    if hasattr(detector, "reread_from"):
+        detector.reread_from = threshold
+
+
+def _shipped_facing():
+    """The shipped facing network (:data:`~vision.reader.facing.DEFAULT_FACING_WEIGHTS`); ``None`` where the
+    file is missing (the reader then takes the picture's lower half for team A)."""
+    from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader
+    from vision.reader.weights import WeightsError
+
+    if not DEFAULT_FACING_WEIGHTS.is_file():
+        return None
+    try:
+        return FacingReader(DEFAULT_FACING_WEIGHTS)
+    except WeightsError as error:
+        raise DetectorMissing(f"the facing network {DEFAULT_FACING_WEIGHTS} cannot be loaded ({error}); "
+                              "rebuild it: python -m vision facing (see models/MODEL_CARD.md)") from None
+
+
+def _trained_detector(weights: Path | None):
+    try:
+        from vision.reader.detector import CardDetector
+    except ImportError:
+        raise DetectorMissing("the card detector is not trained yet (issue 4, vision/reader/detector.py); "
+                              "give CardReader a detector, or read detections with read_detections()") from None
+    unloadable: tuple[type[Exception], ...] = (OSError,)
+    try:  # the detector's own error for missing or damaged weights (issue 4)
+        from vision.reader.weights import WeightsError
+        unloadable += (WeightsError,)
+    except ImportError:
+        pass
+    try:
+        # Whole tables read best from finds judged by what the score needs, kept down to a lower
+        # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
+        # the weak finds that continue meld columns (the reader sets both: read_at).
+        return CardDetector(weights, naming="score")
+    except unloadable as error:
+        raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

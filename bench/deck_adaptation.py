@@ -51,7 +51,7 @@ from vision.reader.index_classifier import BACKGROUND, IndexClassifier  # noqa: 
 from vision.reader.reading import READABLE_INDEX_PX  # noqa: E402
 
 #: ``--self-taught``: the detector's finds it learns from are at least this sure (chosen with the
-#: rest below on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Self-taught lessons").
+#: rest below on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Teaching the reader a deck").
 SELF_TAUGHT_FINDS = 0.3
 #: ``--self-taught``: passes over its readings, and the learning rate. The same sweep (learning
 #: from the first 125 scenes, scored on the other 125; shipped 0.5073): sure at 0.9,

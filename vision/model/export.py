@@ -77,7 +77,7 @@ def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], inp
     them). The detection head (the module holding :data:`BOX_DECODING`) stays in float, as do the
     sigmoids and the SiLUs' products: quantized too, the head loses small finds and one int8 scale
     for a box's corners (0 to 1920 px) costs the boxes their precision (see docs/experiments.md,
-    "Quantizing the detector"; accuracy and speed in models/MODEL_CARD.md)."""
+    "int8 and OpenVINO"; accuracy and speed in models/MODEL_CARD.md)."""
     import re
 
     import nncf
@@ -130,8 +130,8 @@ def reading_the_input(model: Path) -> list[str]:
     dot-product instructions (AVX2 alone, no VNNI: many laptops) multiplies 8-bit activations by
     8-bit weights and adds each two products in 16 bits, which such inputs overflow; later layers'
     activations rarely reach the range's top together. OpenVINO's quantizer (:func:`quantize_openvino`)
-    does its own fix of the first layer (7-bit weights there). See docs/experiments.md, "The int8
-    classifier on CPUs without VNNI"."""
+    does its own fix of the first layer (7-bit weights there). See docs/experiments.md, "int8 and
+    OpenVINO"."""
     import onnx
 
     graph = onnx.load(str(model), load_external_data=False).graph

@@ -122,7 +122,7 @@ def bf16_is_fast() -> bool:
 
 
 #: How far :func:`recalibrate_batch_norm` moves the training's statistics toward the reader's crops'
-#: (chosen on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "Batch-norm recalibration").
+#: (chosen on ``scenes720d``'s first 250 test scenes; docs/experiments.md, "The classifier").
 BATCH_NORM_SHARE = 0.5
 
 
@@ -227,7 +227,7 @@ def random_convolution(inputs: torch.Tensor, share: float, generator: torch.Gene
     random mixing of its colours); each channel of the result is brought back to the crop's own mean
     and spread in that channel, then the result is mixed with the crop by a random share. The index
     classifier reads an unseen deck's ink, paper and strokes: this shows it the same shape in styles
-    no deck has. Measured and not kept (docs/experiments.md, "Random convolutions")."""
+    no deck has. Measured and not kept (docs/experiments.md, "The classifier")."""
     n = int(round(share * len(inputs)))
     if n == 0:
         return inputs

@@ -4,7 +4,7 @@ The reader was trained on synthetic scenes of many decks, and reads a design it 
 worse than the ones it has (``models/MODEL_CARD.md``). The one lever that has moved the held-out
 figures a long way is showing it the deck on the table: a minute of fine-tuning on a held-out
 deck's labelled indexes names many more of that deck's other indexes right (``bench/deck_adaptation.py``;
-docs/experiments.md, "Deck lessons").
+docs/experiments.md, "Teaching the reader a deck").
 
 How the app uses it:
 
@@ -56,7 +56,7 @@ HOLD_BACK_EVERY = 5
 MIN_CHECKED = 10
 #: A lesson's fine-tuning sees each card it learns from about this many times (augmented), then
 #: stops: a fixed minute over-fits a small deck's cards, and 40 passes learn more than 15
-#: (docs/experiments.md, "Deck lessons").
+#: (docs/experiments.md, "Teaching the reader a deck").
 PASSES = 40
 #: The most minutes a lesson's fine-tuning takes (on one core), however many cards it has: enough
 #: for 40 passes over 350 cards in numpy on a busy core (a lesson, two fine-tunings, took 1–3

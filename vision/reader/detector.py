@@ -41,13 +41,13 @@ from vision.reader.weights import OpenVinoModel, declared_shape, load_onnx_sessi
 INPUT_WIDTH = 1280
 #: A wider frame is read once, at its own width up to this, and shrunk to it beyond: one pass at
 #: 1920 px fits the 150 ms a 1080p frame may take (issue 4); two views or a width chosen per video
-#: scored more but cost that time or read hand videos worse (docs/experiments.md, "Input widths").
+#: scored more but cost that time or read hand videos worse (docs/experiments.md, "Input widths and views").
 MAX_INPUT_WIDTH = 1920
 #: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at
 #: both these widths, the training scenes' and the most, and the finds joined (:func:`join_views`):
 #: an index missed or doubted at one size is often found at the other, and the mean of two
 #: confidences ranks finds better than either. 1280 + 1920 is the cheapest of the best pairs
-#: (docs/experiments.md, "Input widths").
+#: (docs/experiments.md, "Input widths and views").
 NARROW_FRAME_WIDTHS = (INPUT_WIDTH, MAX_INPUT_WIDTH)
 #: Two views' finds overlapping this much (IoU) are one corner index: weighted box fusion's usual
 #: threshold (0.45 and 0.65 score alike).

@@ -30,7 +30,7 @@ MIN_SIDE_PX = 6.0
 #: 0.5–0.66, blurred ones 0.28–0.52, noise and JPEG not passing for sharpness; 0.40 flags most
 #: blurred tables and about 1 % of the others. The lower of the good bounds is taken, because a real
 #: webcam's pictures in focus are softer than these renders, and the advice should not nag a camera
-#: that cannot do better; it is not yet measured on a real camera (docs/experiments.md, "Focus").
+#: that cannot do better; it is not yet measured on a real camera (docs/experiments.md, "The camera").
 BLURRED_BELOW = 0.40
 
 

@@ -32,7 +32,7 @@ WINDOW = 1.3
 #: The windows the app reads each find through (times its box's longer side), their readings joined:
 #: a detector's box is a little too big or too small, and the classifier learnt the index framed both
 #: ways (its training zooms by 0.85 to 1.2). Two windows score as three, for two thirds of the work
-#: (docs/experiments.md, "Reading windows and turns").
+#: (docs/experiments.md, "The classifier").
 READ_WINDOWS = (1.15, WINDOW)
 #: Each window may also be read turned by more angles (degrees). Turning every find triples the
 #: classifier's work for little; only doubtful finds are read turned (:data:`DOUBT_TURNS`). Every
@@ -42,7 +42,7 @@ READ_TURNS = (0.0,)
 #: or more) is read again turned by :data:`DOUBT_TURNS` through the windows of :data:`DOUBT_WINDOWS`
 #: (each both ways up), all its readings joined: fanned cards lie steeply turned, and the classifier
 #: learnt turns of only ±15°. It reads two finds in three again, for about half the first reading's
-#: time (docs/experiments.md, "Reading windows and turns").
+#: time (docs/experiments.md, "The classifier").
 DOUBT_TURNS = (-20.0, 20.0)
 DOUBT_WINDOWS = (1.15,)
 DOUBT_BELOW = 0.7
@@ -276,7 +276,7 @@ def named_finds(found: Detections, probabilities: np.ndarray, naming: str = "car
     probability. A seven whose suit the classifier can't tell (7♠ 0.4, 7♣ 0.4) is then a sure
     seven, as the score needs it, where named by card it would fall under the reader's threshold.
     The table reader names so (it reads more melds with their ranks right: docs/experiments.md,
-    "Naming by score"); the evaluation of the 53 classes names by card."""
+    "Thresholds"); the evaluation of the 53 classes names by card."""
     check_naming(naming)
     cards = probabilities[:, :BACKGROUND]
     rows = np.arange(len(cards))

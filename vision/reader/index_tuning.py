@@ -10,7 +10,7 @@ which ONNX Runtime and OpenVINO then run as they run the shipped one.
 
 The batch norms must be in the export as layers of their own: folded into the convolutions, they
 could no longer normalise each batch, and the fine-tuning would take steps of another size in
-every layer (a lesson from 59–78 cards then read its deck worse; models/TRAINING_LOG.md).
+every layer (a lesson from 59–78 cards then read its deck worse; docs/experiments.md, "Teaching the reader a deck").
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ def one_find_per_index(detections: Detections) -> Detections:
     a larger one around it, IoU 0.44, read as two cards of one column). Whatever each is read as:
     one corner index is one card, as the detector's overlap test takes it. Done here, not in the
     detector, whose evaluation scores the smaller box, often the labelled one (docs/experiments.md,
-    "Nested finds")."""
+    "The table reader and tracker")."""
     if len(detections) < 2:
         return detections
     inside = inside_share(detections.xyxy, detections.xyxy) > NESTED

@@ -27,7 +27,7 @@ READABLE_INDEX_PX = 16
 SURE = 0.5
 #: The table reader's threshold (the app's default): cards read less sure than this are left out.
 #: Chosen on whole tables, not single corners (``bench/bench_reader.py --pictures``; docs/experiments.md,
-#: "Reading threshold"): a missing card spoils a meld as surely as a wrong one, and the reader misses
+#: "Thresholds"): a missing card spoils a meld as surely as a wrong one, and the reader misses
 #: far more than it misreads, while a card shows more than one corner and a meld's cards share their rank.
 READING_THRESHOLD = 0.2
 #: A meld column's first cards show only a strip with their index, which the detector is less sure
@@ -35,7 +35,7 @@ READING_THRESHOLD = 0.2
 #: keeps finds down to this share of its threshold, weak finds, that count only where they continue
 #: a column of their rank (:func:`vision.reader.grouping.group_cards`); the app shows them amber, as every
 #: card under :data:`SURE`. With them the demo hand reads two more of its events in order, its J
-#: column no longer a canasta pile (docs/experiments.md, "Weak finds in meld columns").
+#: column no longer a canasta pile (docs/experiments.md, "Thresholds").
 COLUMN_SHARE = 0.3
 
 

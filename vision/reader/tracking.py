@@ -141,7 +141,7 @@ class TableTracker:
     #: A wait's span in video frames (see :data:`READING_STEP`); by default ``confirm ×
     #: shrink_factor`` readings of every :data:`READING_STEP`-th frame, 36 frames, about 1.4 s: long
     #: enough that a card read wrong for a second does not count (a shorter wait follows labelled
-    #: boxes better but the detector's finds worse; docs/experiments.md, "Tracker waits").
+    #: boxes better but the detector's finds worse; docs/experiments.md, "The table reader and tracker").
     wait_frames: int | None = None
     state: HandState = field(default_factory=HandState)
     steady: dict[tuple, object] = field(default_factory=dict)

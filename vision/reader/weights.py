@@ -93,7 +93,7 @@ class OpenVinoModel:
     by OpenVINO for the CPU: call it with the model's one input array for
     its first output. OpenVINO picks the CPU's fastest precision: bfloat16 where the CPU has the
     instructions (AMX or AVX-512 BF16, as this project's machines), else float32. It runs the
-    networks about three times as fast as ONNX Runtime (models/MODEL_CARD.md, "Speed (CPU)")."""
+    networks about three times as fast as ONNX Runtime (docs/experiments.md, "int8 and OpenVINO")."""
 
     def __init__(self, path: Path, threads: int | None = None, error=None, precision: str | None = None,
                  images: bool = False) -> None:

@@ -113,7 +113,7 @@ FIRST_RANDOM_DECKS = 32
 #: the held-out decks have: condensed and outlined letters, court figures and frames close by the index,
 #: shaded paper, crowded pips, an upright bottom index. The atlas draws them only when asked
 #: (``python -m vision faces --random-decks 96``): trained on, they did not help on the held-out decks
-#: (docs/experiments.md, "Third-generation decks"), so the default atlas, and the shipped recipe's
+#: (docs/experiments.md, "The classifier"), so the default atlas, and the shipped recipe's
 #: scenes, stay those of the first sixty-four.
 THIRD_RANDOM_DECKS = 64
 RANDOM_SEED = 2026
@@ -156,7 +156,7 @@ def random_styles(count: int = RANDOM_DECKS, seed: int = RANDOM_SEED) -> tuple[D
 
     Every real deck the app will meet prints a rank and a suit in a corner, but in its own letters,
     sizes and inks; a detector trained on a few dozen designs learns those designs (the training
-    decks' score rose while the held-out decks' stayed; models/TRAINING_LOG.md). Many
+    decks' score rose while the held-out decks' stayed; docs/experiments.md). Many
     random designs make the corner index, not a deck, the thing to learn.
     """
     rng = random.Random(seed)
@@ -202,7 +202,7 @@ def _third_generation(style: DrawnStyle, rng: random.Random) -> DrawnStyle:
     earlier decks, and the rest of this one, stay what they were).
 
     Why these: the held-out decks the reader names worst print them and no training deck did.
-    The Dondorfs (57 % of the held-out indexes, read least: TRAINING_LOG, "by deck") letter their
+    The Dondorfs (57 % of the held-out indexes, read least: docs/experiments.md) letter their
     indexes bold and condensed, close to a court figure's frame; Tango outlines its letters;
     ancient-egyptians prints on shaded beige inside a gold frame, its bottom index upright.
     """

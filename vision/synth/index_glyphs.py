@@ -10,7 +10,7 @@ round it, then blurs and shrinks it to a camera's few pixels.
 packages for these crops: 581 files with every rank's characters, 115 of them with the suit
 symbols, counting weights and italics. Each new set of typefaces lifted the held-out decks' mAP50;
 suits drawn from their parts, the scenes' blur and TeX's typefaces, tried together, did not, and
-were dropped (commit 8224008 holds that code; docs/experiments.md, "Drawn index crops").
+were dropped (commit 8224008 holds that code; docs/experiments.md, "The classifier").
 
 Each sample is a context crop framed exactly as :func:`vision.model.index_crops.scene_crops` frames a
 labelled index (a square :data:`~vision.reader.index_classifier.WINDOW` × 2 times the index box's longer

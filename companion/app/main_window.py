@@ -90,7 +90,8 @@ SET_UP_HELP = ("<b>Setting up the table:</b> drag the corners (or a whole area) 
 #: them the reader tells the teams' sides apart by which way their cards face (:mod:`vision.reader.facing`),
 #: team A's the side nearer the picture's bottom until players swap the names (:meth:`MainWindow.swap_sides`),
 #: and the window outlines the sides it took. The held-out hand videos follow far more plays with
-#: the areas drawn than without (docs/experiments.md, "The facing network and the sides of the table"), so the app asks for them.
+#: the areas drawn than without (docs/experiments.md, "The facing network and the sides of the
+#: table"), so the app asks for them.
 AREAS_ADVICE = ("The team areas are not set up, so the card reader tells the two sides apart by which way "
                 "their cards face and names each side on the picture; if it names them the wrong way round, "
                 "press “Swap the sides” (W). It reads better with the areas: press “Set up table areas” and "

@@ -63,8 +63,8 @@ class RecordingDetector:
     def __init__(self, side: float, count: int = 5):
         self.side, self.count, self.asked = side, count, []
 
-    def default_widths(self, width: int) -> tuple[int, ...]:
-        return (width,)
+    def default_scale(self, width: int) -> float:
+        return 1.0
 
     def _finds(self) -> Detections:
         return finds(*[(10 * k, 0, 10 * k + self.side / 2, self.side, 0.9) for k in range(self.count)])

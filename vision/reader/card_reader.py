@@ -105,9 +105,10 @@ class CardReader:
     def _read_found(self, frame_bgr: np.ndarray, detections: Detections, live: bool) -> TableReading:
         height, width = frame_bgr.shape[:2]
         found = one_find_per_index(detections)
+        sure = found[found.confidence >= (self._threshold or 0.0)]
         if live:
-            self._live.saw(found[found.confidence >= (self._threshold or 0.0)])
-        sharpness = index_sharpness(frame_bgr, found.xyxy[found.confidence >= (self._threshold or 0.0)])
+            self._live.saw(sure)
+        sharpness = index_sharpness(frame_bgr, sure.xyxy)
         if self.facing is not None:  # a table set up gives its own turn: its finds tell the turn card alone
             found = face_finds(self.facing, frame_bgr, found, self._threshold or 0.0,
                                None if self.setup.set_up else self._table_facing,
@@ -168,8 +169,7 @@ class LiveDetection:
             return self.detector.detect(frame_bgr)
         if not self._sides and self._misses % self.PROBE_EVERY == 0:
             return self.detector.detect_still(frame_bgr)
-        width = frame_bgr.shape[1]
-        scale = live_scale(self.median, min(self.detector.default_widths(width)) / width)
+        scale = live_scale(self.median, self.detector.default_scale(frame_bgr.shape[1]))
         return self.detector.detect(frame_bgr) if scale is None else self.detector.detect(frame_bgr, scale)
 
     def saw(self, sure: Detections) -> None:

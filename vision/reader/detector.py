@@ -165,9 +165,7 @@ class CardDetector:
         coarsest first, each keeping the finds of the sizes it owns, finer levels only while the
         last one shows smaller finds; the levels' finds joined."""
         _check_frame(frame_bgr)
-        height, width = frame_bgr.shape[:2]
-        finest = min(self.default_widths(width)) / width
-        levels = scales.still_levels(height, finest)
+        levels = scales.still_levels(frame_bgr.shape[0], self.default_scale(frame_bgr.shape[1]))
         kept = []
         for number in range(len(levels) - 1, -1, -1):
             scale = levels[number]
@@ -181,6 +179,10 @@ class CardDetector:
         """The widths a frame this wide is read at by default: the detector's one ``input_width``
         if it was given one, else :func:`input_widths_for`'s."""
         return (self.input_width,) if self.input_width else input_widths_for(frame_width)
+
+    def default_scale(self, frame_width: int) -> float:
+        """The scale (frame to network) of the narrowest of a frame's default views."""
+        return min(self.default_widths(frame_width)) / frame_width
 
     def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
         """The network's finds in the frame read at one width, at a threshold, in frame pixels."""

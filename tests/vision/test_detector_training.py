@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 import torch
 
 from vision.model import export, facing_training, index_crops, index_training
-from vision.model.tiles import tile_labels, write_tiles
+from vision.model.tiles import reader_scale_of, tile_labels, write_tiles
 from vision.model.train import Recipe, TrainingError, fit_arguments, status, train
 from vision.reader import index_classifier as ic
 from vision.reader import index_net
@@ -59,6 +60,43 @@ def test_tiles_cut_by_several_processes_are_the_same_tiles(scenes, tmp_path):
             for name in names:
                 assert (tmp_path / "one" / kind / split / name).read_bytes() == \
                     (tmp_path / "two" / kind / split / name).read_bytes()
+
+
+def test_the_reader_scale_halves_a_frame_until_its_median_index_fits_the_detectors_band():
+    def boxes(long_side):
+        return Detections([[0, 0, long_side * 0.7, long_side]] * 3, [1, 1, 1], [0, 0, 0])
+
+    assert reader_scale_of(boxes(30), 1920) == 1.0  # within 24-48 px: read as it is
+    assert reader_scale_of(boxes(100), 1920) == 0.25  # 100 -> 25 px
+    assert reader_scale_of(boxes(60), 1920) == 0.5
+    assert reader_scale_of(boxes(60), 3840) == 1.0  # a 4K frame is read at 1920 wide: 30 px
+    assert reader_scale_of(Detections.empty(), 1920) == 1.0
+
+
+def test_close_up_scenes_are_tiled_as_the_reader_reads_them_beside_table_scenes(scenes, small_atlas_dir,
+                                                                                 tmp_path):
+    close = tmp_path / "close"
+    list(write_dataset(close, small_atlas_dir, 6, seed=5, image_size=(1920, 1080), workers=1,
+                       splits=("train",), card_heights=(600, 900)))
+    for name in ("images", "labels"):  # one val scene: a split each folder must have
+        (close / name / "val").mkdir(exist_ok=True)
+    first = sorted((close / "images" / "train").glob("*.jpg"))[0]
+    (close / "images" / "val" / first.name).write_bytes(first.read_bytes())
+    (close / "labels" / "val" / f"{first.stem}.txt").write_bytes((close / "labels" / "train" / f"{first.stem}.txt")
+                                                                  .read_bytes())
+    counts = write_tiles([scenes, close], tmp_path / "tiles", {"val": 1}, reader_scale=True)
+    tiles = tmp_path / "tiles" / "labels" / "train"
+    table = sorted(tiles.glob(f"{scenes.name}_*.txt"))
+    close_tiles = sorted(tiles.glob("close_*.txt"))
+    assert counts["train"] == len(table) + len(close_tiles)
+    assert len(table) == 4 * len(list((scenes / "images" / "train").glob("*.jpg")))  # table scenes as they were
+    assert 0 < len(close_tiles) < 4 * 6  # shrunk: a 1920×1080 scene read at full size is 6 tiles
+    sides = []
+    for label in close_tiles:  # YOLO boxes are in shares of their tile's width and height
+        tile_h, tile_w = cv2.imread(str(label.parents[2] / "images" / "train" / f"{label.stem}.jpg")).shape[:2]
+        sides += [max(float(w) * tile_w, float(h) * tile_h)
+                  for _, _, _, w, h in (line.split() for line in label.read_text().splitlines())]
+    assert sides and 24 / 1.5 <= np.median(sides) < 48
 
 
 def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path):

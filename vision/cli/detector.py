@@ -57,10 +57,13 @@ def seconds(text: str) -> float:
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     tiles = commands.add_parser("tiles", help="cut synthetic scenes into training tiles")
-    tiles.add_argument("--scenes", type=Path, required=True, help="a python -m vision synth folder")
+    tiles.add_argument("--scenes", type=Path, nargs="+", required=True, help="python -m vision synth folders")
     tiles.add_argument("--out", type=Path, required=True)
     tiles.add_argument("--val-scenes", type=int, default=64, help="val scenes to tile (default %(default)s)")
     tiles.add_argument("--workers", type=at_least(1), default=1, help="processes cutting scenes (default %(default)s)")
+    tiles.add_argument("--reader-scale", action="store_true",
+                       help="shrink each scene first as the reader would read it (close-ups' large indexes halved "
+                            "into the detector's band)")
     tiles.set_defaults(run=_run_tiles)
 
     train = commands.add_parser("train", help="train or resume the card detector")
@@ -194,7 +197,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _run_tiles(args: argparse.Namespace) -> int:
     from vision.model.tiles import write_tiles
 
-    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes}, args.workers)
+    counts = write_tiles(args.scenes, args.out, {"val": args.val_scenes}, args.workers, args.reader_scale)
     print(f"{counts['train']} train and {counts['val']} val tiles in {args.out}; data.yaml written")
     return 0
 

@@ -426,6 +426,10 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
     metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
     metrics["by_band"] = {f"{conf:.1f}": by_band(frames, conf) for conf in BAND_CONFIDENCES}
+    # The same bands with the indexes another card covers (more than a tenth) not scored: how much of
+    # what the bands miss is cards no camera shows.
+    uncovered = readable_only(frames, min_height=0)
+    metrics["uncovered_by_band"] = {f"{conf:.1f}": by_band(uncovered, conf) for conf in BAND_CONFIDENCES}
     metrics["ceilings"] = size_ceilings(frames)
     readable = readable_only(frames)
     readable_report, _ = score(readable, SURE_CONFIDENCE)
@@ -440,6 +444,9 @@ def evaluate_command(args: argparse.Namespace) -> str:
                                   "readable_map50": multi_readable.map50, "per_frame": MAX_DETECTIONS}
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     lines = [line for conf in BAND_CONFIDENCES for line in band_lines(metrics["by_band"][f"{conf:.1f}"], conf)]
+    lines.append(f"  indexes at least {READABLE_VISIBLE:.0%} uncovered (finds on the others not scored):")
+    lines += [line for conf in BAND_CONFIDENCES
+              for line in band_lines(metrics["uncovered_by_band"][f"{conf:.1f}"], conf)]
     lines += [f"  the 52 suited cards alone (the joker's AP50 {report.ap50.get(JOKER, float('nan')):.3f} left out): "
              f"mAP50 {metrics['map50_suited']:.3f}"]
     lines += [f"  at {p['conf']:.1f}: located {p['located']:.3f}, named right {p['named_right']:.3f}, "

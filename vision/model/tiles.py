@@ -13,12 +13,15 @@ import functools
 import math
 import multiprocessing
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.reader.detections import Detections
+from vision.reader.detector import input_widths_for
+from vision.reader.scales import live_scale, long_sides
 from vision.synth.dataset import write_data_yaml
 
 TILE = 640
@@ -58,44 +61,69 @@ def yolo_lines(boxes: Detections, width: int, height: int) -> list[str]:
     return lines
 
 
-def write_tiles(scenes: Path, out: Path, limits: dict[str, int] | None = None, workers: int = 1) -> dict[str, int]:
-    """Cut the train and val scenes of a ``vision synth`` dataset into tiles under ``out``.
+def write_tiles(scenes: Path | Sequence[Path], out: Path, limits: dict[str, int] | None = None, workers: int = 1,
+                reader_scale: bool = False) -> dict[str, int]:
+    """Cut the train and val scenes of one or more ``vision synth`` datasets into tiles under ``out``.
 
-    ``limits`` caps the scenes taken per split (a small val split keeps per-epoch validation cheap).
-    The test split is not tiled: evaluation runs the detector on whole frames, as the app does.
-    ``workers`` processes cut scenes side by side (the device machine's 16 cores; the same tiles
-    either way). Returns the tiles written per split.
+    ``limits`` caps the scenes taken per split and folder (a small val split keeps per-epoch
+    validation cheap). The test split is not tiled: evaluation runs the detector on whole frames, as
+    the app does. With several folders, each tile's name starts with its folder's. ``reader_scale``
+    first shrinks each scene to the scale the reader reads it at (:func:`reader_scale_of`), so that a
+    close-up's large indexes come to the network as they do when it is read. ``workers`` processes
+    cut scenes side by side (the same tiles either way). Returns the tiles written per split.
     """
     from vision.synth.labels import scene_paths
 
+    folders = [scenes] if isinstance(scenes, Path) else list(scenes)
     counts = {}
     for split in ("train", "val"):
-        paths = scene_paths(scenes, split, (limits or {}).get(split))  # none: said before old tiles go
+        # Every folder's scenes are listed before old tiles go, so a missing folder keeps them.
+        jobs = [(folder, path) for folder in folders
+                for path in scene_paths(folder, split, (limits or {}).get(split))]
         for kind in ("images", "labels"):
             shutil.rmtree(out / kind / split, ignore_errors=True)
             (out / kind / split).mkdir(parents=True)
-        cut = functools.partial(_tile_path, scenes=scenes, out=out, split=split)
+        cut = functools.partial(_tile_path, out=out, split=split, prefixed=len(folders) > 1,
+                                reader_scale=reader_scale)
         if workers > 1:
             with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                counts[split] = sum(pool.imap_unordered(cut, paths, chunksize=16))
+                counts[split] = sum(pool.imap_unordered(cut, jobs, chunksize=16))
         else:
-            counts[split] = sum(map(cut, paths))
+            counts[split] = sum(map(cut, jobs))
     write_data_yaml(out)
     return counts
 
 
-def _tile_path(image_path: Path, scenes: Path, out: Path, split: str) -> int:
+def reader_scale_of(truth: Detections, width: int) -> float:
+    """The scale a frame ``width`` pixels wide with these index boxes is read at when they are its
+    indexes: 1 while their median fits the detector's band at the frame's default views, else the
+    halving the reader picks for them (:func:`vision.reader.scales.live_scale`)."""
+    if not len(truth):
+        return 1.0
+    default = min(input_widths_for(width)) / width
+    scale = live_scale(float(np.median(long_sides(truth))), default)
+    return 1.0 if scale is None else scale / default
+
+
+def _tile_path(job: tuple[Path, Path], out: Path, split: str, prefixed: bool, reader_scale: bool) -> int:
     from vision.synth.labels import labelled_image
 
-    return _tile_scene(*labelled_image(scenes, split, image_path), out, split)
+    folder, image_path = job
+    _, image, truth = labelled_image(folder, split, image_path)
+    if reader_scale and (scale := reader_scale_of(truth, image.shape[1])) != 1.0:
+        size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        truth = Detections(truth.xyxy * scale, truth.confidence, truth.class_id)
+    stem = f"{folder.name}_{image_path.stem}" if prefixed else image_path.stem
+    return _tile_scene(stem, image, truth, out, split)
 
 
-def _tile_scene(image_path: Path, image: np.ndarray, truth: Detections, out: Path, split: str) -> int:
+def _tile_scene(stem: str, image: np.ndarray, truth: Detections, out: Path, split: str) -> int:
     height, width = image.shape[:2]
     written = 0
     for y0 in tile_origins(height):
         for x0 in tile_origins(width):
-            name = f"{image_path.stem}_{x0}_{y0}"
+            name = f"{stem}_{x0}_{y0}"
             crop = image[y0:y0 + TILE, x0:x0 + TILE]
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
             lines = yolo_lines(tile_labels(truth, x0, y0), crop.shape[1], crop.shape[0])

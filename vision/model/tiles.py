@@ -4,7 +4,8 @@ Corner indexes are small (a median 11 px tall in a 1280×720 scene, one in twent
 Shrinking a whole scene to a 640 px network input would halve them again, below what a detector
 can read, so training uses 640×640 tiles cut from the scenes at full resolution, and inference runs
 the (fully convolutional) network on the whole frame at the scenes' resolution: the indexes keep the
-size they had in training either way.
+size they had in training either way. Close-up scenes, whose indexes the reader reads from a halved
+frame (:mod:`vision.reader.scales`), can be cut at that scale instead (``reader_scale``).
 """
 
 from __future__ import annotations

@@ -69,7 +69,8 @@ def test_the_reader_scale_halves_a_frame_until_its_median_index_fits_the_detecto
     assert reader_scale_of(boxes(30), 1920) == 1.0  # within 24-48 px: read as it is
     assert reader_scale_of(boxes(100), 1920) == 0.25  # 100 -> 25 px
     assert reader_scale_of(boxes(60), 1920) == 0.5
-    assert reader_scale_of(boxes(60), 3840) == 1.0  # a 4K frame is read at 1920 wide: 30 px
+    assert reader_scale_of(boxes(60), 3840) == 0.5  # a 4K frame is read at 1920 wide: 30 px
+    assert reader_scale_of(boxes(200), 3840) == 0.125  # 200 -> 25 px
     assert reader_scale_of(Detections.empty(), 1920) == 1.0
 
 
@@ -90,13 +91,20 @@ def test_close_up_scenes_are_tiled_as_the_reader_reads_them_beside_table_scenes(
     close_tiles = sorted(tiles.glob("close_*.txt"))
     assert counts["train"] == len(table) + len(close_tiles)
     assert len(table) == 4 * len(list((scenes / "images" / "train").glob("*.jpg")))  # table scenes as they were
-    assert 0 < len(close_tiles) < 4 * 6  # shrunk: a 1920×1080 scene read at full size is 6 tiles
+    close_scenes = len(list((close / "images" / "train").glob("*.jpg")))
+    assert 0 < len(close_tiles) < 6 * close_scenes  # shrunk: a 1920×1080 scene read at full size is 6 tiles
     sides = []
-    for label in close_tiles:  # YOLO boxes are in shares of their tile's width and height
-        tile_h, tile_w = cv2.imread(str(label.parents[2] / "images" / "train" / f"{label.stem}.jpg")).shape[:2]
-        sides += [max(float(w) * tile_w, float(h) * tile_h)
+    for label in close_tiles:  # every tile 640×640 (padded), as ultralytics would enlarge a smaller one
+        assert cv2.imread(str(label.parents[2] / "images" / "train" / f"{label.stem}.jpg")).shape[:2] == (640, 640)
+        sides += [640 * max(float(w), float(h))
                   for _, _, _, w, h in (line.split() for line in label.read_text().splitlines())]
     assert sides and 24 / 1.5 <= np.median(sides) < 48
+
+
+def test_two_scene_folders_of_one_name_are_refused_before_tiles_are_cut(scenes, tmp_path):
+    with pytest.raises(ValueError, match="different names"):
+        write_tiles([scenes, scenes], tmp_path / "tiles")
+    assert not (tmp_path / "tiles").exists()
 
 
 def test_tiling_a_folder_without_scenes_says_so_and_keeps_the_old_tiles(tmp_path):

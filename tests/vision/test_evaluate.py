@@ -158,14 +158,13 @@ def test_only_readable_indexes_are_scored_and_finds_on_the_others_are_neither_ri
 
 
 def test_the_bands_of_uncovered_indexes_leave_covered_ones_out_whatever_their_size():
-    from vision.evaluation.detector import by_band, readable_only
+    from vision.evaluation.detector import band_tables
 
     # A 20 px 6 read, a 20 px 9 half covered and missed, an 8 px 10 read.
     truth = boxes(("6S", 0, 0, 12, 20, 1), ("9H", 50, 0, 62, 20, 1), ("10D", 100, 0, 104, 8, 1))
     found = boxes(("6S", 0, 0, 12, 20, 0.9), ("10D", 100, 0, 104, 8, 0.7))
-    frame = Frame(truth, found, None, np.array([1.0, 0.6, 1.0]))
-    every = by_band([frame], 0.2)
-    uncovered = by_band(readable_only([frame], min_height=0), 0.2)
+    tables = band_tables([Frame(truth, found, None, np.array([1.0, 0.6, 1.0]))])
+    every, uncovered = tables["by_band"]["0.2"], tables["uncovered_by_band"]["0.2"]
     assert every["16\u201332 px"]["recall"] == 0.5 and uncovered["16\u201332 px"]["recall"] == 1.0
     assert every["8\u201316 px"] == uncovered["8\u201316 px"]  # the small uncovered 10 stays scored
 

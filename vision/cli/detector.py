@@ -59,7 +59,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     tiles = commands.add_parser("tiles", help="cut synthetic scenes into training tiles")
     tiles.add_argument("--scenes", type=Path, nargs="+", required=True, help="python -m vision synth folders")
     tiles.add_argument("--out", type=Path, required=True)
-    tiles.add_argument("--val-scenes", type=int, default=64, help="val scenes to tile (default %(default)s)")
+    tiles.add_argument("--val-scenes", type=int, default=64,
+                       help="val scenes to tile from each folder (default %(default)s)")
     tiles.add_argument("--workers", type=at_least(1), default=1, help="processes cutting scenes (default %(default)s)")
     tiles.add_argument("--reader-scale", action="store_true",
                        help="shrink each scene first as the reader would read it (close-ups' large indexes halved "

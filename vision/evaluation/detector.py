@@ -351,6 +351,15 @@ def by_band(frames: list[Frame], conf: float) -> dict[str, dict]:
             for name, (n, hit, finds, good) in zip(names, tally) if n or finds}
 
 
+def band_tables(frames: list[Frame]) -> dict[str, dict]:
+    """:func:`by_band` at each of :data:`BAND_CONFIDENCES` (``by_band``), and again with the indexes
+    another card covers by more than a tenth not scored (``uncovered_by_band``): how much of what the
+    bands miss is corners no camera shows whole."""
+    uncovered = readable_only(frames, min_height=0)
+    return {"by_band": {f"{conf:.1f}": by_band(frames, conf) for conf in BAND_CONFIDENCES},
+            "uncovered_by_band": {f"{conf:.1f}": by_band(uncovered, conf) for conf in BAND_CONFIDENCES}}
+
+
 def band_lines(bands: dict[str, dict], conf: float) -> list[str]:
     """One line per band of :func:`by_band`'s table."""
     number = lambda value: "-" if value is None else f"{value:.3f}"  # noqa: E731
@@ -425,11 +434,7 @@ def evaluate_command(args: argparse.Namespace) -> str:
     metrics["operating_points"] = operating_points(frames)
     metrics["by_deck"] = {f"{conf:.1f}": by_deck(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
     metrics["by_size"] = {f"{conf:.1f}": by_size(frames, conf) for conf in (READING_THRESHOLD, 0.3, SURE_CONFIDENCE)}
-    metrics["by_band"] = {f"{conf:.1f}": by_band(frames, conf) for conf in BAND_CONFIDENCES}
-    # The same bands with the indexes another card covers (more than a tenth) not scored: how much of
-    # what the bands miss is cards no camera shows.
-    uncovered = readable_only(frames, min_height=0)
-    metrics["uncovered_by_band"] = {f"{conf:.1f}": by_band(uncovered, conf) for conf in BAND_CONFIDENCES}
+    metrics.update(band_tables(frames))
     metrics["ceilings"] = size_ceilings(frames)
     readable = readable_only(frames)
     readable_report, _ = score(readable, SURE_CONFIDENCE)

@@ -76,11 +76,14 @@ def write_tiles(scenes: Path | Sequence[Path], out: Path, limits: dict[str, int]
     from vision.synth.labels import scene_paths
 
     folders = [scenes] if isinstance(scenes, Path) else list(scenes)
+    names = [folder.name for folder in folders]
+    if len(set(names)) < len(names):
+        raise ValueError(f"scene folders must have different names, their tiles are named after them: {names}")
+    # Every split's scenes are listed before old tiles go, so a missing folder or split keeps them.
+    jobs = {split: [(folder, path) for folder in folders
+                    for path in scene_paths(folder, split, (limits or {}).get(split))] for split in ("train", "val")}
     counts = {}
     for split in ("train", "val"):
-        # Every folder's scenes are listed before old tiles go, so a missing folder keeps them.
-        jobs = [(folder, path) for folder in folders
-                for path in scene_paths(folder, split, (limits or {}).get(split))]
         for kind in ("images", "labels"):
             shutil.rmtree(out / kind / split, ignore_errors=True)
             (out / kind / split).mkdir(parents=True)
@@ -88,22 +91,22 @@ def write_tiles(scenes: Path | Sequence[Path], out: Path, limits: dict[str, int]
                                 reader_scale=reader_scale)
         if workers > 1:
             with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                counts[split] = sum(pool.imap_unordered(cut, jobs, chunksize=16))
+                counts[split] = sum(pool.imap_unordered(cut, jobs[split], chunksize=16))
         else:
-            counts[split] = sum(map(cut, jobs))
+            counts[split] = sum(map(cut, jobs[split]))
     write_data_yaml(out)
     return counts
 
 
 def reader_scale_of(truth: Detections, width: int) -> float:
-    """The scale a frame ``width`` pixels wide with these index boxes is read at when they are its
-    indexes: 1 while their median fits the detector's band at the frame's default views, else the
-    halving the reader picks for them (:func:`vision.reader.scales.live_scale`)."""
-    if not len(truth):
-        return 1.0
+    """The frame-to-network scale the reader picks for a frame ``width`` pixels wide whose median
+    index is that of these boxes: its narrowest default view while that median fits the detector's
+    band there, else the halving :func:`vision.reader.scales.live_scale` picks."""
     default = min(input_widths_for(width)) / width
+    if not len(truth):
+        return default
     scale = live_scale(float(np.median(long_sides(truth))), default)
-    return 1.0 if scale is None else scale / default
+    return default if scale is None else scale
 
 
 def _tile_path(job: tuple[Path, Path], out: Path, split: str, prefixed: bool, reader_scale: bool) -> int:
@@ -126,6 +129,11 @@ def _tile_scene(stem: str, image: np.ndarray, truth: Detections, out: Path, spli
         for x0 in tile_origins(width):
             name = f"{stem}_{x0}_{y0}"
             crop = image[y0:y0 + TILE, x0:x0 + TILE]
+            if crop.shape[:2] != (TILE, TILE):
+                # Padded, not left small: ultralytics enlarges a smaller image to the tile size,
+                # which would change the size of its indexes.
+                crop = cv2.copyMakeBorder(crop, 0, TILE - crop.shape[0], 0, TILE - crop.shape[1],
+                                          cv2.BORDER_CONSTANT, value=(114, 114, 114))
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
             lines = yolo_lines(tile_labels(truth, x0, y0), crop.shape[1], crop.shape[0])
             (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))

@@ -13,7 +13,7 @@ ATLAS_DECKS = ("gnome-anglo", "project-classic", "gnome-plastic")
 CARD_HEIGHT = 160
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def small_atlas_dir(tmp_path_factory) -> Path:
     from vision.synth.decks import installed_decks
     from vision.synth.drawn_deck import write_drawn_decks
@@ -26,6 +26,6 @@ def small_atlas_dir(tmp_path_factory) -> Path:
     return atlas_dir
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def small_atlas(small_atlas_dir) -> FaceAtlas:
     return FaceAtlas(small_atlas_dir)

@@ -51,7 +51,7 @@ def random_yolo(folder: Path, names: list[str]) -> Path:
     return export_onnx(folder / "cards.pt", folder / "cards.onnx")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def random_model(tmp_path_factory) -> Path:
     from vision.reader.classes import CLASS_NAMES
 

@@ -247,7 +247,7 @@ def start_background(argv: list[str], name: str) -> tuple[int, Path]:
     log = RUNS_DIR / f"{name}.log"
     with open(log, "ab") as out:
         process = subprocess.Popen([sys.executable, "-m", "vision", "train", *argv], stdout=out,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, process_group=0,
                                    env={**os.environ, "YOLO_OFFLINE": "1"})
     return process.pid, log
 

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from vision.reader.detections import Detections
-from vision.reader.detector import input_widths_for
+from vision.reader.detector import LETTERBOX_GREY, input_widths_for, letterbox
 from vision.reader.scales import live_scale, long_sides
 from vision.synth.dataset import write_data_yaml
 
@@ -115,8 +115,7 @@ def _tile_path(job: tuple[Path, Path], out: Path, split: str, prefixed: bool, re
     folder, image_path = job
     _, image, truth = labelled_image(folder, split, image_path)
     if reader_scale and (scale := reader_scale_of(truth, image.shape[1])) != 1.0:
-        size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        image, scale = letterbox(image, max(1, round(image.shape[1] * scale)))  # as the reader scales it
         truth = Detections(truth.xyxy * scale, truth.confidence, truth.class_id)
     stem = f"{folder.name}_{image_path.stem}" if prefixed else image_path.stem
     return _tile_scene(stem, image, truth, out, split)
@@ -133,7 +132,7 @@ def _tile_scene(stem: str, image: np.ndarray, truth: Detections, out: Path, spli
                 # Padded, not left small: ultralytics enlarges a smaller image to the tile size,
                 # which would change the size of its indexes.
                 crop = cv2.copyMakeBorder(crop, 0, TILE - crop.shape[0], 0, TILE - crop.shape[1],
-                                          cv2.BORDER_CONSTANT, value=(114, 114, 114))
+                                          cv2.BORDER_CONSTANT, value=LETTERBOX_GREY)
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
             lines = yolo_lines(tile_labels(truth, x0, y0), crop.shape[1], crop.shape[0])
             (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))

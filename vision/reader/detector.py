@@ -252,6 +252,10 @@ def preprocess(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, flo
     return to_tensor(canvas), scale
 
 
+#: ultralytics' letterbox grey, what a frame is padded with to reach the network's shape.
+LETTERBOX_GREY = (114, 114, 114)
+
+
 def letterbox(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, float]:
     """(H, W, 3) uint8 BGR: the frame scaled to ``input_width`` and padded at the right and bottom
     to a multiple of :data:`STRIDE` with ultralytics' letterbox grey; and the scale applied. The
@@ -263,7 +267,7 @@ def letterbox(frame_bgr: np.ndarray, input_width: int) -> tuple[np.ndarray, floa
     resized = cv2.resize(frame_bgr, (input_width, height), interpolation=interpolation)
     padded_w, padded_h = (-(-input_width // STRIDE) * STRIDE, -(-height // STRIDE) * STRIDE)
     canvas = cv2.copyMakeBorder(resized, 0, padded_h - height, 0, padded_w - input_width,
-                                cv2.BORDER_CONSTANT, value=(114, 114, 114))
+                                cv2.BORDER_CONSTANT, value=LETTERBOX_GREY)
     return canvas, scale
 
 

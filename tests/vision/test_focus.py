@@ -5,10 +5,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 
 from vision.reader.card_reader import CardReader
 from vision.reader.detections import Detections
-from vision.reader.focus import BLURRED_BELOW, index_sharpness
+from vision.reader.focus import BLURRED_BELOW, index_sharpness, percentiles
 
 
 def drawn_corner(blur_sigma: float = 0.0, ink: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -66,3 +69,10 @@ def test_an_index_found_twice_by_nested_boxes_is_judged_once():
     reading = CardReader(detector=FoundTwice()).read(frame)
     assert len(reading.index_heights) == 1 and len(reading.index_sharpness) == 1
     assert reading.index_sharpness[0] == pytest.approx(index_sharpness(frame, box)[0], abs=1e-3)
+
+
+@given(arrays(np.float32, array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=40),
+              elements=st.floats(0, 255, width=32)),
+       st.lists(st.floats(0, 100), min_size=1, max_size=3))
+def test_percentiles_are_numpys_linear_ones(values, percents):
+    assert percentiles(values, tuple(percents)) == pytest.approx(np.percentile(values, percents), rel=1e-6, abs=1e-6)

@@ -20,6 +20,7 @@ teams' indexes, and each side is turned so its meld columns run straight down.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -446,8 +447,12 @@ _SUIT_TWIN = np.array([CLASS_NAMES.index(code.replace("C", "S").replace("D", "H"
                        for k, code in enumerate(CLASS_NAMES)])
 
 
+#: Each class's card (:meth:`companion.cards.Card.parse` of its code), parsed once.
+_CARDS = tuple(Card.parse(code) for code in CLASS_NAMES)
+
+
 def _natural_rank(code: str) -> str:
-    card = Card.parse(code)
+    card = _CARDS[CLASS_NAMES.index(code)]
     return card.rank if card.is_natural else ""
 
 
@@ -498,31 +503,50 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
         members = [agreeing[k] for k in np.flatnonzero(close[best] & free)]
         candidates.append((np.median(offsets[close[best] & free], axis=0), members))
         free &= ~close[best]
-    candidates.sort(key=lambda c: _backing(c[0], len(c[1]), pairs, upright), reverse=True)
+    steps = _steps(pairs, upright)
+    candidates.sort(key=lambda c: _backing(c[0], len(c[1]), steps), reverse=True)
     first = candidates[0][0]
-    sided = _down_a_side(first, pairs, upright)
+    sided = _down_a_side(first, pairs, steps)
     return [first] + [diagonal for diagonal, members in candidates[1:MAX_DESIGNS]
                       if sum(not {i, j} <= sided for i, j in members) >= MIN_SUPPORT
                       and abs(diagonal[0] - first[0]) <= DESIGN_WIDTHS * first[0]]
 
 
-def _down_a_side(diagonal: np.ndarray, pairs, upright) -> set[int]:
+def _down_a_side(diagonal: np.ndarray, pairs, steps: tuple[np.ndarray, np.ndarray]) -> set[int]:
     """The indexes with one of their class down a side of the card (fanned cards turned), by
     ``diagonal``: two indexes of one card, which no other design is needed for (twins two cards
-    apart in a fan, one's top-left and the other's bottom-left, agree on a flat diagonal)."""
-    side = [(90.0, float(diagonal[1]))]
-    return {k for i, j in pairs if _misfit(upright[i], upright[j], side, (STRICT[0], 2 * STRICT[1])) < np.inf
-            for k in (i, j)}
+    apart in a fan, one's top-left and the other's bottom-left, agree on a flat diagonal).
+    ``steps``: the pairs' :func:`_steps`."""
+    down = _fitting(steps, [(90.0, float(diagonal[1]))], (STRICT[0], 2 * STRICT[1]))
+    return {k for (i, j), fits in zip(pairs, down) if fits for k in (i, j)}
 
 
-def _backing(diagonal: np.ndarray, support: int, pairs, upright) -> tuple[int, int]:
-    """How well pairs of indexes back a candidate diagonal: those that agree on it, plus those that
-    lie closely at it or down its side (the steps that tell designs apart); then those that lie
-    closely across its top (which decks share)."""
+def _backing(diagonal: np.ndarray, support: int, steps: tuple[np.ndarray, np.ndarray]) -> tuple[int, int]:
+    """How well pairs of indexes (their :func:`_steps`) back a candidate diagonal: those that agree
+    on it, plus those that lie closely at it or down its side (the steps that tell designs apart);
+    then those that lie closely across its top (which decks share)."""
     slope, length = np.degrees(np.arctan2(diagonal[1], diagonal[0])), float(np.hypot(*diagonal))
     telling, shared = [(slope, length), (90.0, float(diagonal[1]))], [(0.0, float(diagonal[0]))]
-    return (support + sum(_misfit(upright[i], upright[j], telling, TIGHT) < np.inf for i, j in pairs),
-            sum(_misfit(upright[i], upright[j], shared, TIGHT) < np.inf for i, j in pairs))
+    return support + int(_fitting(steps, telling, TIGHT).sum()), int(_fitting(steps, shared, TIGHT).sum())
+
+
+def _steps(pairs, upright) -> tuple[np.ndarray, np.ndarray]:
+    """(lengths, directions in degrees) of the steps between the indexes of each pair, as
+    :func:`_misfit` measures them, for :func:`_fitting` to judge many pairs at once."""
+    moves = [(float(upright[j][0] - upright[i][0]), float(upright[j][1] - upright[i][1])) for i, j in pairs]
+    return (np.array([math.hypot(dx, dy) for dx, dy in moves], float),
+            np.array([math.degrees(math.atan2(dy, dx)) for dx, dy in moves], float))
+
+
+def _fitting(steps: tuple[np.ndarray, np.ndarray], offsets, tolerance: tuple[float, float]) -> np.ndarray:
+    """Booleans: the :func:`_steps` within the tolerances of one of a card's corner-to-corner steps
+    (those whose :func:`_misfit` is finite)."""
+    lengths, angles = steps
+    fits = np.zeros(len(lengths), bool)
+    for direction, expected in offsets:
+        turn = np.abs((angles - direction + 90.0) % 180.0 - 90.0)
+        fits |= (np.abs(lengths - expected) <= tolerance[0] * expected) & (turn <= tolerance[1])
+    return fits
 
 
 def _corner_offsets(diagonal: np.ndarray) -> list[tuple[float, float]]:
@@ -568,7 +592,7 @@ def _turned_twins(class_id: np.ndarray, upright: np.ndarray, diagonals: list[np.
 
     for i in np.flatnonzero([rank in TURNED_TWINS for rank in ranks]):
         for j in np.flatnonzero([rank == TURNED_TWINS[ranks[i]] for rank in ranks]):
-            if Card.parse(codes[i]).is_red != Card.parse(codes[j]).is_red or not at_diagonal(i, j) \
+            if _CARDS[class_id[i]].is_red != _CARDS[class_id[j]].is_red or not at_diagonal(i, j) \
                     or not _like_sized(sizes[i], sizes[j], same_deck):
                 continue
             if any(class_id[k] == class_id[i] and at_diagonal(i, k) or class_id[k] == class_id[j] and
@@ -615,7 +639,7 @@ def _corners_read_apart(card_of: dict[int, list[int]], class_id, upright, sides,
     on still tables, where threes lie alone in their row. Nor two of a fan. Not in the middle,
     where the discard pile heaps cards askew."""
     lone = [k for k in range(len(class_id)) if len(card_of[k]) == 1 and sides[k] != MIDDLE]
-    parsed = [Card.parse(CLASS_NAMES[c]) for c in class_id]
+    parsed = [_CARDS[c] for c in class_id]
     tops = [(0.0, float(d[0])) for d in diagonals]
 
     def in_a_row(i: int, j: int) -> bool:
@@ -816,13 +840,17 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, si
 def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
     """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
     (infinite when beyond the tolerances)."""
-    step = q - p
-    length, angle = np.hypot(*step), np.degrees(np.arctan2(step[1], step[0]))
-    # Which index comes first is unknown, so directions are compared as lines (modulo 180°).
-    turns = [abs((angle - direction + 90.0) % 180.0 - 90.0) for direction, _ in offsets]
-    return min((abs(length - expected) / expected + turn / 180.0 for (_, expected), turn in zip(offsets, turns)
-                if abs(length - expected) <= tolerance[0] * expected and turn <= tolerance[1]),
-               default=np.inf)
+    # Python floats and math: pairing calls this for every pair of like finds, and numpy's
+    # per-call cost on two numbers was a fifth of a table's geometry.
+    dx, dy = float(q[0] - p[0]), float(q[1] - p[1])
+    length, angle = math.hypot(dx, dy), math.degrees(math.atan2(dy, dx))
+    best = math.inf
+    for direction, expected in offsets:
+        # Which index comes first is unknown, so directions are compared as lines (modulo 180°).
+        turn, off = abs((angle - direction + 90.0) % 180.0 - 90.0), abs(length - expected)
+        if off <= tolerance[0] * expected and turn <= tolerance[1]:
+            best = min(best, off / expected + turn / 180.0)
+    return best
 
 
 def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned: bool = False) -> bool:
@@ -851,7 +879,6 @@ def _anything_between(i: int, j: int, upright, diagonal, class_id, sides, turned
         return True
     if abs(end[0] - start[0]) < 0.5 * abs(diagonal[0]) or abs(end[1] - start[1]) < 0.5 * abs(diagonal[1]):
         return False
-    # A card of the column lies square with the others, its indexes right on the sides' lines.
     # A card of the column lies square with the others, its indexes right on both sides' lines (one
     # index beside one side is a fan's card reaching past a turned card's corner, as wild cards do).
     below, beside, near = np.array([start[0], end[1]]), np.array([end[0], start[1]]), near / 2
@@ -869,7 +896,8 @@ def _on_the_way(
     side."""
     way = end - start
     along = np.clip(((upright - start) @ way) / max(float(way @ way), 1e-12), 0.0, 1.0)
-    distance = np.linalg.norm(upright - (start + along[:, None] * way), axis=1)
+    gap = upright - (start + along[:, None] * way)
+    distance = np.sqrt(gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1])
     between = (distance < near) & (along > ends) & (along < 1 - ends) & (class_id != class_id[i]) & (sides == sides[i])
     if down_a_side:
         return any(_of_one_meld(class_id[i], class_id[k]) for k in np.flatnonzero(between))
@@ -880,7 +908,7 @@ def _of_one_meld(card: int, other: int) -> bool:
     """Whether cards of two classes may lie in one meld: one rank, or wild cards. A card between two
     indexes down one side says they are two cards of one column only if it may be in their meld:
     the card of a neighbouring fan reaching across a fanned card's side shows its index there too."""
-    mine, theirs = Card.parse(CLASS_NAMES[card]), Card.parse(CLASS_NAMES[other])
+    mine, theirs = _CARDS[card], _CARDS[other]
     return mine.is_wild or theirs.is_wild or mine.rank == theirs.rank
 
 

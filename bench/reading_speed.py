@@ -1,6 +1,6 @@
 """How long the card reader takes, end to end (BGR picture in, table reading out), at every size.
 
-    python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces]
+    python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces] [--against WEIGHTS]
 
 Renders held-out-deck scenes of 20 indexes or more (``python -m vision faces`` first): a whole
 table seen by a 1080p webcam, a close 1080p webcam (``vision.synth.camera.CLOSE_CARD_HEIGHTS_1080``) and a
@@ -10,7 +10,10 @@ frames through :meth:`~vision.reader.card_reader.CardReader.read` once the reade
 :meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid). The runs are taken in turn
 ``--repeats`` times, so a slow spell of a shared machine falls on all alike. Prints a Markdown
 table of median milliseconds, each against its budget (a live frame 150 ms, a 12 MP photo 2 s), and
-the CPU's int8 instructions.
+the CPU's int8 instructions. ``--against`` also reads every picture in the same turns with another
+detector (an OpenVINO ``.xml`` with the classifier files beside it, say the shipped one of an
+earlier commit: ``git show COMMIT:models/cards.int8.xml``), and prints its medians and the ratio
+of the two: a shared machine's speed drifts by a fifth from run to run, the ratio much less.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
+    parser.add_argument("--against", type=Path, metavar="WEIGHTS",
+                        help="another detector's weights to time in the same turns (the ratio is printed)")
     args = parser.parse_args(argv)
     atlas = FaceAtlas(args.atlas)
     cases = {}
@@ -67,27 +72,34 @@ def main(argv: list[str] | None = None) -> int:
                                           ("a close 1080p webcam, still", 5, (1920, 1080), True, False),
                                           ("a 12 MP phone photo, still", 9, (4000, 3000), True, False)):
         frame, indexes = picture(atlas, seed, size, close)
-        reader = CardReader()  # the app's: the shipped networks on every core
-        if live:
-            for _ in range(3):  # the first readings measure the view's index size
-                reader.read(frame)
-        cases[name] = (reader.read if live else reader.read_photo, frame, indexes, live)
-    times: dict[str, list[float]] = {name: [] for name in cases}
+        runs = []
+        for weights in (None, args.against) if args.against else (None,):
+            reader = CardReader(weights=weights)  # the app's: the shipped networks on every core
+            if live:
+                for _ in range(3):  # the first readings measure the view's index size
+                    reader.read(frame)
+            runs.append(reader.read if live else reader.read_photo)
+        cases[name] = (runs, frame, indexes, live)
+    times: dict[str, list[list[float]]] = {name: [[] for _ in runs] for name, (runs, *_) in cases.items()}
     read: dict[str, int] = {}
     for _ in range(args.repeats):
-        for name, (run, frame, _, _) in cases.items():
-            started = time.perf_counter()
-            reading = run(frame)
-            times[name].append((time.perf_counter() - started) * 1000)
-            read[name] = len(reading.cards())
+        for name, (runs, frame, _, _) in cases.items():
+            for number, run in enumerate(runs):
+                started = time.perf_counter()
+                reading = run(frame)
+                times[name][number].append((time.perf_counter() - started) * 1000)
+                if number == 0:
+                    read[name] = len(reading.cards())
     print(f"int8 instructions: {int8_instructions()}; median of {args.repeats}\n")
-    print("| picture | labelled indexes | cards read | median ms | of its budget |")
-    print("|---|---|---|---|---|")
+    against = f" | {args.against.name}, ms | ratio" if args.against else ""
+    print(f"| picture | labelled indexes | cards read | median ms | of its budget{against} |")
+    print("|---|---|---|---|---|" + ("---|---|" if args.against else ""))
     for name, (_, frame, indexes, live) in cases.items():
-        median = statistics.median(times[name])
+        medians = [statistics.median(taken) for taken in times[name]]
         budget = LIVE_BUDGET_MS if live else PHOTO_BUDGET_MS
-        print(f"| {name} ({frame.shape[1]}×{frame.shape[0]}) | {indexes} | {read[name]} | {median:.0f} "
-              f"| {median / budget:.2f} of {budget:.0f} ms |")
+        other = f" | {medians[1]:.0f} | {medians[0] / medians[1]:.2f}" if args.against else ""
+        print(f"| {name} ({frame.shape[1]}×{frame.shape[0]}) | {indexes} | {read[name]} | {medians[0]:.0f} "
+              f"| {medians[0] / budget:.2f} of {budget:.0f} ms{other} |")
     return 0
 
 

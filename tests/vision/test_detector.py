@@ -7,6 +7,7 @@ holds whatever the weights are.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -244,12 +245,12 @@ def openvino_int8(random_model, frame, tmp_path_factory) -> Path:
                              [frame, frame[::-1].copy(), frame[:, ::-1].copy()], (640, 960))
 
 
-def test_the_openvino_int8_model_quantizes_the_backbone_and_neck_and_not_the_head(openvino_int8):
-    """In int8 the head lost small indexes (8 of 77 finds on the demo's frames);
-    its box decoding, quantized, would give a box's corners (0-1920 px) one int8 scale (held-out
-    mAP50 0.528 against 0.577)."""
-    import re
-
+def test_the_openvino_int8_model_quantizes_all_but_the_heads_outputs(openvino_int8):
+    """The head's 3×3 convolutions, about a quarter of the network's multiply-adds, run in int8 with
+    the backbone and the neck: a sixth less of a 1080p frame's time, for the same finds. Its output
+    convolutions stay in float: in int8 they lost small indexes (8 of 77 finds on the demo's frames);
+    so does its box decoding, which quantized would give a box's corners (0-1920 px) one int8 scale
+    (held-out mAP50 0.528 against 0.577)."""
     import openvino as ov
 
     from vision.model.export import BOX_DECODING
@@ -277,12 +278,15 @@ def test_the_openvino_int8_model_quantizes_the_backbone_and_neck_and_not_the_hea
 
     convolutions = {name: op for name, op in ops.items() if op.get_type_name() == "Convolution"}
     head = [name for name in convolutions if name.startswith("/model.22/")]
+    three_by_three = [name for name in head if re.search(r"/cv[23]\.\d\.[01]/", name)]
+    outputs = [name for name in head if name not in three_by_three]  # the six outputs and the DFL
     body = [name for name in convolutions if name not in head]
-    assert len(head) >= 12 and len(body) >= 40
-    assert all(int8_weights(convolutions[name]) for name in body)
-    assert not any(int8_weights(convolutions[name]) for name in head)
+    assert len(three_by_three) == 12 and len(outputs) == 7 and len(body) >= 40
+    assert all(int8_weights(convolutions[name]) for name in body + three_by_three)
+    assert not any(int8_weights(convolutions[name]) for name in outputs)
+    assert set(three_by_three) <= fed_by_quantizer
     assert len(quantized) >= len(body) // 2  # the activations the body reads
-    assert not fed_by_quantizer & (set(decoding) | set(head))
+    assert not fed_by_quantizer & (set(decoding) | set(outputs))
 
 
 def test_the_openvino_int8_model_finds_what_the_float_export_finds(openvino_int8, random_model, frame):

@@ -64,20 +64,27 @@ def quantize_onnx(model: Path, out: Path, calibration: list[np.ndarray], input_w
 
 
 #: The detection head's box decoding, the arithmetic directly under its module (``/model.22/Add_8``
-#: and its like): :func:`quantize_openvino` finds the head by it and leaves the head in float.
+#: and its like): :func:`quantize_openvino` finds the head by it and leaves the head in float, but
+#: for its 3×3 convolutions.
 BOX_DECODING = r"/model\.\d+/(Add|Sub|Mul|Div)(_\d+)?"
+#: The detection head's 3×3 convolutions, by their names under the head (ultralytics' ``Detect``: the
+#: first two blocks of each scale's box branch ``cv2`` and class branch ``cv3``; the third is the
+#: output convolution). About a quarter of the network's multiply-adds: in int8 they take a sixth off
+#: a 1080p frame's network time, for the same finds (docs/experiments.md, "int8 and OpenVINO").
+HEAD_3X3 = r"cv[23]\.\d/cv[23]\.\d\.[01]"
 #: Calibration frames for :func:`quantize_openvino`.
 OPENVINO_CALIBRATION_FRAMES = 48
 
 
 def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], input_widths: tuple[int, ...]) -> Path:
     """An int8 copy of an exported detector for OpenVINO (``out``, an ``.xml`` with its ``.bin``):
-    NNCF's post-training quantization of the backbone and the neck, weights per channel,
-    activations calibrated on the frames read at each of ``input_widths`` in turn (as the app reads
-    them). The detection head (the module holding :data:`BOX_DECODING`) stays in float, as do the
-    sigmoids and the SiLUs' products: quantized too, the head loses small finds and one int8 scale
-    for a box's corners (0 to 1920 px) costs the boxes their precision (see docs/experiments.md,
-    "int8 and OpenVINO"; accuracy and speed in models/MODEL_CARD.md)."""
+    NNCF's post-training quantization of the backbone, the neck and the detection head's 3×3
+    convolutions (:data:`HEAD_3X3`), weights per channel, activations calibrated on the frames read
+    at each of ``input_widths`` in turn (as the app reads them). The rest of the head (the module
+    holding :data:`BOX_DECODING`: its output convolutions, the DFL, the box decoding) stays in float,
+    as do the sigmoids and the SiLUs' products: quantized too, the outputs lost small finds and one
+    int8 scale for a box's corners (0 to 1920 px) costs the boxes their precision (see
+    docs/experiments.md, "int8 and OpenVINO"; accuracy and speed in models/MODEL_CARD.md)."""
     import re
 
     import nncf
@@ -88,7 +95,7 @@ def quantize_openvino(model: Path, out: Path, calibration: list[np.ndarray], inp
              if re.fullmatch(BOX_DECODING, name)}
     if len(heads) != 1:
         raise weights_error(model, "no YOLO detection head (its box decoding) found to keep in float")
-    head = rf"/{re.escape(heads.pop())}/.*"
+    head = rf"/{re.escape(heads.pop())}/(?!{HEAD_3X3}/).*"  # the head but its 3×3 convolutions
     inputs = [preprocess(frame, input_widths[i % len(input_widths)])[0] for i, frame in enumerate(calibration)]
     scope = nncf.IgnoredScope(patterns=[head], types=["Multiply", "Subtract", "Sigmoid"], validate=False)
     quantized = nncf.quantize(network, nncf.Dataset(inputs), preset=nncf.QuantizationPreset.MIXED,

@@ -174,8 +174,15 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
     np.testing.assert_allclose(named.confidence, found.confidence * expected[:, :ic.BACKGROUND].max(axis=1), rtol=1e-4)
     np.testing.assert_allclose(classifier.read_boxes(frame, boxes), expected, rtol=1e-4, atol=1e-7)
     once = np.ones(2, bool)
-    once[unsure] = False  # a find the reader counts only in meld columns: read once, not again turned
-    np.testing.assert_allclose(classifier.read_boxes(frame, boxes, once), first, rtol=1e-4, atol=1e-7)
+    once[unsure] = False  # a find the reader counts only in meld columns: one window, not again turned
+    weak = joined(readings(ic.WEAK_WINDOWS, ic.READ_TURNS))
+    assert len(ic.WEAK_WINDOWS) < len(ic.READ_WINDOWS) and not np.allclose(weak[unsure], first[unsure])
+    expected = first.copy()
+    expected[unsure] = weak[unsure]
+    np.testing.assert_allclose(classifier.read_boxes(frame, boxes, once), expected, rtol=1e-4, atol=1e-7)
+    monkeypatch.setattr(ic, "DOUBT_BELOW", 1.0)  # every doubted find read again turned, beside a weak one
+    expected[1 - unsure] = every[1 - unsure]
+    np.testing.assert_allclose(classifier.read_boxes(frame, boxes, once), expected, rtol=1e-4, atol=1e-7)
     monkeypatch.setattr(ic, "DOUBT_BELOW", 0.0)  # none unsure: the first readings alone
     np.testing.assert_allclose(classifier.read_boxes(frame, boxes), first, rtol=1e-4, atol=1e-7)
 

@@ -45,6 +45,10 @@ READ_TURNS = (0.0,)
 #: time (docs/experiments.md, "The classifier").
 DOUBT_TURNS = (-20.0, 20.0)
 DOUBT_WINDOWS = (1.15,)
+#: The windows of :data:`READ_WINDOWS` a find not doubted (the table reader's weak finds, which only
+#: continue meld columns) is read through: one, for an eighth less of the classifier's time on a
+#: 1080p table (docs/experiments.md, "The classifier").
+WEAK_WINDOWS = (WINDOW,)
 DOUBT_BELOW = 0.7
 CONTEXT = 2 * CROP  #: stored context side, in pixels: two windows wide
 BACKGROUND = len(CLASS_NAMES)  #: the class "not a corner index" of a classifier trained with false finds
@@ -230,19 +234,38 @@ class IndexClassifier:
         one batch and joined by :func:`join_readings`; a box those leave unsure (under
         :data:`DOUBT_BELOW`) is read again at the turns of :data:`DOUBT_TURNS` through the windows of
         :data:`DOUBT_WINDOWS`, all its readings joined. ``doubted`` (n booleans): the boxes that may
-        be read again; all by default."""
+        be read again, all by default; the others (the table reader's weak finds) are read through
+        the windows of :data:`WEAK_WINDOWS` alone."""
         if not len(boxes):
             return np.zeros((0, self.classes), np.float32)
         boxes = np.asarray(boxes)
-        readings = self.probabilities(reading_crops(frame_bgr, boxes)).reshape(-1, len(boxes), self.classes)
-        joined = join_readings(readings)
-        unsure = joined.max(axis=1) < DOUBT_BELOW
-        if doubted is not None:
-            unsure &= np.asarray(doubted, bool)
+        doubted = np.ones(len(boxes), bool) if doubted is None else np.asarray(doubted, bool)
+        weak = np.flatnonzero(~doubted)
+        if not len(weak):
+            readings = self.probabilities(reading_crops(frame_bgr, boxes)).reshape(-1, len(boxes), self.classes)
+            joined = join_readings(readings)
+        else:  # one batch: every box through the weak windows, the doubted ones through the rest too
+            rest = tuple(window for window in READ_WINDOWS if window not in WEAK_WINDOWS)
+            sure = np.flatnonzero(doubted)
+            crops = reading_crops(frame_bgr, boxes, windows=WEAK_WINDOWS)
+            if rest and len(sure):
+                crops = np.concatenate([crops, reading_crops(frame_bgr, boxes[sure], windows=rest)])
+            read = self.probabilities(crops)
+            turns, split = len(READ_TURNS), len(WEAK_WINDOWS) * len(READ_TURNS) * len(boxes)
+            first = read[:split].reshape(len(WEAK_WINDOWS), turns, len(boxes), self.classes)
+            others = read[split:].reshape(len(rest), turns, len(sure), self.classes)
+            joined = join_readings(first.reshape(-1, len(boxes), self.classes))
+            # The doubted boxes' readings window after window of READ_WINDOWS, as :func:`reading_crops` orders them.
+            readings = np.concatenate([first[WEAK_WINDOWS.index(window)][:, sure] if window in WEAK_WINDOWS
+                                       else others[rest.index(window)] for window in READ_WINDOWS])
+            if len(sure):
+                joined[sure] = join_readings(readings)
+        unsure = (joined.max(axis=1) < DOUBT_BELOW) & doubted
         unsure = np.flatnonzero(unsure) if DOUBT_TURNS else np.zeros(0, int)
         if len(unsure):
             again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS, DOUBT_WINDOWS))
-            joined[unsure] = join_readings(np.concatenate([readings[:, unsure],
+            position = np.searchsorted(np.flatnonzero(doubted), unsure)  # the unsure among the doubted
+            joined[unsure] = join_readings(np.concatenate([readings[:, position],
                                                            again.reshape(-1, len(unsure), self.classes)]))
         return joined
 

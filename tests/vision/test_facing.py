@@ -381,3 +381,58 @@ def test_a_player_who_swaps_the_sides_named_the_wrong_way_round_gets_the_hand_ba
                 if event[0] != "turn_card_taken"]
 
     assert plays(swapped, {"A": "B", "B": "A"}) == plays(as_filmed, {})
+
+
+def _card_corners(turn_degrees: float, size: float = 20.0, at=(400.0, 300.0)):
+    """(top-left, bottom-right) picture points of a card's indexes and their tops, the card turned."""
+    angle = np.radians(turn_degrees)
+    rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    top_left = np.array(at)
+    bottom_right = top_left + rotate @ np.array([3.0 * size, 4.2 * size])
+    up = rotate @ np.array([0.0, -1.0])
+    return top_left, bottom_right, up, -up
+
+
+@pytest.mark.parametrize("turn", [0, 35, 90, 200, 300])
+def test_a_cards_two_corners_are_told_by_their_tops_pointing_apart_whichever_way_it_lies(turn):
+    from vision.reader.physical_cards import _opposite_corners
+
+    p, q, up_p, up_q = _card_corners(turn)
+    assert _opposite_corners(p, q, up_p, up_q, 20.0) and _opposite_corners(q, p, up_q, up_p, 20.0)
+    assert not _opposite_corners(p, q, up_p, up_p, 20.0)  # two cards standing alike: a column's
+    mirrored = p - (q - p) * np.array([1.0, -1.0]) if turn == 0 else None
+    if mirrored is not None:  # down and to the left: no card's top-left and bottom-right
+        assert not _opposite_corners(p, mirrored, up_p, up_q, 20.0)
+    assert not _opposite_corners(p, p + 3 * (q - p), up_p, up_q, 20.0)  # far beyond a card
+
+
+def test_a_card_the_middle_line_splits_is_given_to_one_side():
+    """Without a set-up the reader guesses the line between the teams; a card lying across it had
+    one index on each side, and each made a card: the card counted for both teams."""
+    from vision.reader.detections import Detections
+    from vision.reader.physical_cards import _corners_split_by_a_line
+
+    p, q, up_p, up_q = _card_corners(90.0, at=(400.0, 330.0))  # turned a quarter, across y = 360
+    other = np.array([700.0, 500.0])
+
+    def finds(*points_ups, classes):
+        boxes = [[x - 10, y - 10, x + 10, y + 10] for (x, y), _ in points_ups]
+        return Detections(np.array(boxes), np.full(len(boxes), 0.9), classes, up=[up for _, up in points_ups])
+
+    found = finds((p, up_p), (q, up_q), (other, np.array([0.0, -1.0])), classes=[5, 5, 9])
+    middle_line = 360.0
+    upright = found.centers - [0.0, middle_line]
+    sides = np.where(upright[:, 1] >= 0, "A", "B")
+    upright[sides == "B"] *= -1
+    assert list(sides) == ["B", "A", "A"]
+    _corners_split_by_a_line(found, upright, sides, np.ones(3, bool))
+    assert sides[0] == sides[1] == "A" and sides[2] == "A"  # the card's centre lies on team A's side
+    np.testing.assert_allclose(upright[:2], found.centers[:2] - [0.0, middle_line])  # in A's frame
+    # Weak finds, or a third index of the code that fits either as well, move nothing.
+    for measure, more in ((np.array([True, False, True]), []), (np.ones(4, bool), [(q + [1.0, 0.0], up_q)])):
+        found = finds((p, up_p), (q, up_q), (other, np.array([0.0, -1.0])), *more, classes=[5, 5, 9] + [5] * len(more))
+        upright = found.centers - [0.0, middle_line]
+        sides = np.where(upright[:, 1] >= 0, "A", "B")
+        before = sides.copy()
+        _corners_split_by_a_line(found, upright, sides, measure)
+        assert list(sides) == list(before)

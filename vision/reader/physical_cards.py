@@ -275,6 +275,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         _middle_band(upright, sides, detections.class_id, sizes, slopes, ~weak)
     elif not frame.set_up:
         _cards_across_the_line(upright, sides, detections.class_id, sizes, slopes, ~weak)
+    _corners_split_by_a_line(detections, upright, sides, ~weak)
     turns = []
     if frame.setup.perspective is None:
         for side in ("A", "B"):
@@ -366,6 +367,64 @@ def _cards_across_the_line(upright: np.ndarray, sides: np.ndarray, class_id, siz
     for i, j in pairs:
         upright[j] *= -1
         sides[[i, j]] = MIDDLE
+
+
+#: Two indexes' tops (the facing network's :attr:`Detections.up`) at least this many degrees apart
+#: point opposite ways, as a card's top-left and bottom-right indexes do (:func:`_corners_split_by_a_line`).
+OPPOSITE_TOPS = 150.0
+
+
+def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides: np.ndarray,
+                             measure: np.ndarray) -> None:
+    """Give one side (in place) both corners of a card that the line between the sides split: two
+    sure indexes (``measure``) of one code on two sides, their tops pointing opposite ways, the second
+    down and right of the first in their card's own frame (:func:`_opposite_corners`), each the
+    other's only such index. Both go to the middle where one lies there, else to the side of the
+    card's centre. Split, each made a card of its own: a card lying across a guessed middle line, or
+    turned across a team's side, counted for both teams. Only where the picture's finds were faced
+    (no set-up, or the middle's finds of one): elsewhere no index has a top."""
+    if detections.up is None:
+        return
+    ups, centres = detections.up, detections.centers
+    x0, y0, x1, y1 = detections.xyxy.T
+    pixels = np.sqrt(np.maximum((x1 - x0) * (y1 - y0), 1e-9))  # the index sizes in the picture
+    faced = measure & (np.linalg.norm(ups, axis=1) > 0.5)
+    partners: dict[int, list[int]] = {}
+    for cls in np.unique(detections.class_id[faced]):
+        members = np.flatnonzero(faced & (detections.class_id == cls))
+        for a, i in enumerate(members):
+            for j in members[a + 1:]:
+                if sides[i] != sides[j] and _like_sized(pixels[i], pixels[j], SAME_DECK_SIZES[1]) \
+                        and _opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2):
+                    partners.setdefault(int(i), []).append(int(j))
+                    partners.setdefault(int(j), []).append(int(i))
+    for i, mine in partners.items():
+        j = mine[0]
+        if len(mine) != 1 or partners[j] != [i] or i > j:
+            continue
+        # Middle and team A share one frame; team B's is turned half round.
+        own = [upright[k] * (-1.0 if sides[k] == "B" else 1.0) for k in (i, j)]
+        side = MIDDLE if MIDDLE in (sides[i], sides[j]) else "A" if own[0][1] + own[1][1] >= 0 else "B"
+        for k, point in zip((i, j), own):
+            upright[k] = -point if side == "B" else point
+            sides[k] = side
+
+
+def _opposite_corners(p: np.ndarray, q: np.ndarray, up_p: np.ndarray, up_q: np.ndarray, size: float,
+                      slopes: tuple[float, float] = DIAGONAL_SLOPE["camera"]) -> bool:
+    """Whether indexes at picture points ``p`` and ``q``, their tops pointing along ``up_p`` and
+    ``up_q``, are one card's top-left and bottom-right indexes: the tops at least
+    :data:`OPPOSITE_TOPS` apart, and the step between them, in the card's frame (its top along the
+    tops' mean axis), down and right at an index diagonal's slope, 2 to 12 index sizes long (as
+    :func:`_only_two` takes a card's two corners), whichever way the card lies in the picture."""
+    up_p, up_q = up_p / np.linalg.norm(up_p), up_q / np.linalg.norm(up_q)
+    if float(up_p @ up_q) > math.cos(math.radians(OPPOSITE_TOPS)):
+        return False
+    top = (up_p - up_q) / np.linalg.norm(up_p - up_q)  # the card's top, seen from p's index
+    step = q - p
+    across, down = float(step @ np.array([-top[1], top[0]])), float(-(step @ top))
+    slope = math.degrees(math.atan2(down, across))
+    return slopes[0] <= slope <= slopes[1] and 2.0 <= math.hypot(across, down) / size <= 12.0
 
 
 def _index_shapes(detections: Detections, frame: TableFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -548,9 +548,9 @@ def _diagonals(class_id, upright, sizes, sides, slopes, min_support: int = 1) ->
         if slopes[0] <= angle <= slopes[1] and 2.0 <= in_sizes <= 12.0:
             offsets.append(offset)
             agreeing.append((i, j))
+    if not offsets:  # no pair to measure: the decks' typical diagonal, where sizes give one
+        return [PRIOR_DIAGONAL * float(np.median(sizes))] if min_support <= 1 and len(sizes) else []
     prior = PRIOR_DIAGONAL * float(np.median(sizes))
-    if not offsets:
-        return [prior] if min_support <= 1 else []
     offsets = np.array(offsets)
     close = np.linalg.norm(offsets[:, None] - offsets[None], axis=2) < 0.12 * np.linalg.norm(offsets, axis=1)[:, None]
     if close.sum(axis=1).max() < min_support:

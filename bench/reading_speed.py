@@ -11,9 +11,12 @@ frames through :meth:`~vision.reader.card_reader.CardReader.read` once the reade
 ``--repeats`` times, so a slow spell of a shared machine falls on all alike. Prints a Markdown
 table of median milliseconds, each against its budget (a live frame 150 ms, a 12 MP photo 2 s), and
 the CPU's int8 instructions. ``--against`` also reads every picture in the same turns with another
-detector (an OpenVINO ``.xml`` with the classifier files beside it, say the shipped one of an
-earlier commit: ``git show COMMIT:models/cards.int8.xml``), and prints its medians and the ratio
-of the two: a shared machine's speed drifts by a fifth from run to run, the ratio much less.
+detector, and prints its medians and the ratio of the two: a shared machine's speed drifts by a
+fifth from run to run, the ratio much less. It takes an OpenVINO int8 detector as ``models/``
+holds one: ``NAME.int8.xml`` with its ``.bin`` and the int8 classifier beside it (say an earlier
+commit's, ``git show COMMIT:models/cards.int8.xml > old/cards.int8.xml``, the same for the
+``.bin``, and ``models/index_classifier.int8.onnx`` copied beside them), so that both readers
+run the same classifier.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.reader.card_reader import CardReader  # noqa: E402
+from vision.reader.weights import OPENVINO_INT8  # noqa: E402
 from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.synth.augment import photograph  # noqa: E402
 from vision.synth.camera import CLOSE_CARD_HEIGHTS_1080  # noqa: E402
@@ -65,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", type=Path, metavar="WEIGHTS",
                         help="another detector's weights to time in the same turns (the ratio is printed)")
     args = parser.parse_args(argv)
+    if args.against and not args.against.name.endswith(OPENVINO_INT8):
+        parser.error(f"--against takes an OpenVINO int8 detector, NAME{OPENVINO_INT8} (its .bin and the int8 "
+                     f"classifier beside it, as models/ holds them), not {args.against.name}")
     atlas = FaceAtlas(args.atlas)
     cases = {}
     for name, seed, size, close, live in (("a whole table, 1080p webcam, live", 3, (1920, 1080), False, True),

@@ -247,7 +247,7 @@ def openvino_int8(random_model, frame, tmp_path_factory) -> Path:
 
 def test_the_openvino_int8_model_quantizes_all_but_the_heads_outputs(openvino_int8):
     """The head's 3×3 convolutions, about a quarter of the network's multiply-adds, run in int8 with
-    the backbone and the neck: a sixth less of a 1080p frame's time, for the same finds. Its output
+    the backbone and the neck: a sixth less of the network's time on a 1080p frame, for the same finds. Its output
     convolutions stay in float: in int8 they lost small indexes (8 of 77 finds on the demo's frames);
     so does its box decoding, which quantized would give a box's corners (0-1920 px) one int8 scale
     (held-out mAP50 0.528 against 0.577)."""

@@ -183,6 +183,19 @@ def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_wind
     monkeypatch.setattr(ic, "DOUBT_BELOW", 1.0)  # every doubted find read again turned, beside a weak one
     expected[1 - unsure] = every[1 - unsure]
     np.testing.assert_allclose(classifier.read_boxes(frame, boxes, once), expected, rtol=1e-4, atol=1e-7)
+    # A weak find first and two doubted ones after it, both read again: each doubted find's first
+    # readings are found among the doubted finds', whichever is the less sure.
+    three = np.array([boxes[1], boxes[0], boxes[1] + [3, 2, 3, 2]], np.float32)
+
+    def read(chosen, windows, turns):
+        return [classifier.probabilities(ic.window_crops(frame, chosen, ic.CROP, window, turn))
+                for window in windows for turn in turns]
+
+    expected = np.concatenate([joined(read(three[:1], ic.WEAK_WINDOWS, ic.READ_TURNS)),
+                               joined(read(three[1:], ic.READ_WINDOWS, ic.READ_TURNS)
+                                      + read(three[1:], ic.DOUBT_WINDOWS, ic.DOUBT_TURNS))])
+    np.testing.assert_allclose(classifier.read_boxes(frame, three, np.array([False, True, True])), expected,
+                               rtol=1e-4, atol=1e-7)
     monkeypatch.setattr(ic, "DOUBT_BELOW", 0.0)  # none unsure: the first readings alone
     np.testing.assert_allclose(classifier.read_boxes(frame, boxes), first, rtol=1e-4, atol=1e-7)
 

@@ -407,10 +407,11 @@ def test_a_cards_two_corners_are_told_by_their_tops_pointing_apart_whichever_way
 
 
 def test_a_card_the_middle_line_splits_is_given_to_one_side():
-    """Without a set-up the reader guesses the line between the teams; a card lying across it had
-    one index on each side, and each made a card: the card counted for both teams."""
+    """Without a set-up the reader guesses the line between the teams; a card lying across it has
+    one index on each side, and read apart they would make two cards, one for each team."""
     from vision.reader.detections import Detections
     from vision.reader.physical_cards import _corners_split_by_a_line
+    from vision.reader.team_areas import MIDDLE
 
     p, q, up_p, up_q = _card_corners(90.0, at=(400.0, 330.0))  # turned a quarter, across y = 360
     other = np.array([700.0, 500.0])
@@ -428,6 +429,19 @@ def test_a_card_the_middle_line_splits_is_given_to_one_side():
     _corners_split_by_a_line(found, upright, sides, np.ones(3, bool))
     assert sides[0] == sides[1] == "A" and sides[2] == "A"  # the card's centre lies on team A's side
     np.testing.assert_allclose(upright[:2], found.centers[:2] - [0.0, middle_line])  # in A's frame
+    # Its centre on team B's side: both go to B, in B's frame (turned half round); one in the
+    # middle: both go to the middle, in A's frame.
+    for line, middle, side in ((middle_line + 10.0, None, "B"), (middle_line, 1, MIDDLE)):
+        upright = found.centers - [0.0, line]
+        sides = np.where(upright[:, 1] >= 0, "A", "B")
+        upright[sides == "B"] *= -1
+        if middle is not None:
+            sides[middle] = MIDDLE
+            upright[middle] *= -1 if found.centers[middle][1] < line else 1
+        _corners_split_by_a_line(found, upright, sides, np.ones(3, bool))
+        assert sides[0] == sides[1] == side
+        expected = found.centers[:2] - [0.0, line]
+        np.testing.assert_allclose(upright[:2], -expected if side == "B" else expected)
     # Weak finds, or a third index of the code that fits either as well, move nothing.
     for measure, more in ((np.array([True, False, True]), []), (np.ones(4, bool), [(q + [1.0, 0.0], up_q)])):
         found = finds((p, up_p), (q, up_q), (other, np.array([0.0, -1.0])), *more, classes=[5, 5, 9] + [5] * len(more))

@@ -106,10 +106,10 @@ class CardDetector:
                                          runtime=classifier_runtime(backend))
         self.backend, self.conf, self.input_width, self.classifier = backend, conf, input_width, classifier or None
         self.naming = naming
-        #: Finds less confident than this are read once by the classifier, not again turned where it
-        #: is unsure: the table reader's weak finds (:data:`vision.reader.reading.COLUMN_SHARE`), which
-        #: count only in meld columns, where their rank alone matters; it saves a fifth of the
-        #: classifier's time on a full table.
+        #: Finds less confident than this are read by the classifier through one window
+        #: (:data:`~vision.reader.index_classifier.WEAK_WINDOWS`) and not again turned where it is
+        #: unsure: the table reader's weak finds (:data:`vision.reader.reading.COLUMN_SHARE`), which
+        #: count only in meld columns, where their rank alone matters.
         self.reread_from = reread_from
 
     def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:

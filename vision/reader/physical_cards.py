@@ -380,9 +380,10 @@ def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides:
     sure indexes (``measure``) of one code on two sides, their tops pointing opposite ways, the second
     down and right of the first in their card's own frame (:func:`_opposite_corners`), each the
     other's only such index. Both go to the middle where one lies there, else to the side of the
-    card's centre. Split, each made a card of its own: a card lying across a guessed middle line, or
-    turned across a team's side, counted for both teams. Only where the picture's finds were faced
-    (no set-up, or the middle's finds of one): elsewhere no index has a top."""
+    card's centre. Left apart, each would make a card of its own: a card lying across the middle
+    line, or turned across a team's side, would count for both teams. Only the faced finds have
+    tops (:func:`vision.reader.facing.finds_to_face`): every find without a set-up or with a
+    perspective alone, the middle's alone with team areas, where no pair lies on two sides."""
     if detections.up is None:
         return
     ups, centres = detections.up, detections.centers
@@ -473,7 +474,7 @@ def _column_turn(points: np.ndarray, class_id: np.ndarray, sizes: np.ndarray) ->
     (hand-drawn team areas, or the image itself) and may be turned; the steps down a column between
     natural cards of one rank show by how much (:data:`COLUMN_STEPS`). Each index is measured by its
     nearest like-ranked index, so a card's own two corners count only for a column's last card."""
-    ranks = np.array([_natural_rank(CLASS_NAMES[c]) for c in class_id])
+    ranks = np.array([_natural_rank(c) for c in class_id])
     turns = []
     for i in range(len(points)):
         if not ranks[i]:
@@ -510,8 +511,8 @@ _SUIT_TWIN = np.array([CLASS_NAMES.index(code.replace("C", "S").replace("D", "H"
 _CARDS = tuple(Card.parse(code) for code in CLASS_NAMES)
 
 
-def _natural_rank(code: str) -> str:
-    card = _CARDS[CLASS_NAMES.index(code)]
+def _natural_rank(class_id: int) -> str:
+    card = _CARDS[class_id]
     return card.rank if card.is_natural else ""
 
 
@@ -899,8 +900,8 @@ def _join(card_of: dict[int, list[int]], class_id, upright, sides, diagonals, si
 def _misfit(p: np.ndarray, q: np.ndarray, offsets, tolerance: tuple[float, float]) -> float:
     """How far the step between two indexes is from the nearest of a card's corner-to-corner steps
     (infinite when beyond the tolerances)."""
-    # Python floats and math: pairing calls this for every pair of like finds, and numpy's
-    # per-call cost on two numbers was a fifth of a table's geometry.
+    # Python floats and math: pairing calls this for every pair of like finds, where numpy's
+    # per-call cost on two numbers would be about a fifth of a table's geometry.
     dx, dy = float(q[0] - p[0]), float(q[1] - p[1])
     length, angle = math.hypot(dx, dy), math.degrees(math.atan2(dy, dx))
     best = math.inf

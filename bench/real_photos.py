@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.evaluation.photos import PhotoScore, band_table, labelled_photos, score_photo  # noqa: E402
+from vision.evaluation.photos import PhotoScore, labelled_photos, score_photo, score_tables  # noqa: E402
 from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.reader.frame_sources import read_image  # noqa: E402
 
@@ -64,15 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 print(json.dumps({"photo": str(photo.path), "scale": scale, **score.to_json(),
                                   "ms": round(times[-1])}))
-        total = PhotoScore.total(scores)
         h, w = image.shape[:2]
         print(f"\n### {args.root.name}: {len(photos)} photos at scale {scale:g} (last {w}×{h})\n")
-        print("| cards | read right | recall | readings | precision | median ms |")
-        print("|---|---|---|---|---|---|")
-        print(f"| {total.cards} | {total.read} | {total.recall:.3f} | {total.readings} | {total.precision:.3f} "
-              f"| {statistics.median(times):.0f} |")
-        print()
-        print(band_table(scores))
+        print(score_tables(scores, times))
     return 0
 
 

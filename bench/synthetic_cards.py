@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,8 +30,8 @@ from vision.evaluation.photos import (  # noqa: E402
     LabelledCard,
     LabelledPhoto,
     PhotoScore,
-    band_table,
     score_photo,
+    score_tables,
 )
 from vision.reader.card_reader import CardReader  # noqa: E402
 from vision.reader.frame_sources import read_image  # noqa: E402
@@ -74,14 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         reading = reader.read_still(image)
         times.append((time.perf_counter() - started) * 1000)
         scores.append(score_photo(picture, reading.cards()))
-    total = PhotoScore.total(scores)
     print(f"\n### {args.scenes.name}: {len(truths)} test pictures, scored per card\n")
-    print("| cards | read right | recall | readings | precision | median ms |")
-    print("|---|---|---|---|---|---|")
-    print(f"| {total.cards} | {total.read} | {total.recall:.3f} | {total.readings} | {total.precision:.3f} "
-          f"| {statistics.median(times):.0f} |")
-    print()
-    print(band_table(scores))
+    print(score_tables(scores, times))
     return 0
 
 

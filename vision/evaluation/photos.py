@@ -9,6 +9,7 @@ given, tells two copies of a code apart).
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +123,20 @@ def lies_on(box, indexes: np.ndarray) -> bool:
     dy = np.maximum(0.0, np.maximum(y0 - centres[:, 1], centres[:, 1] - y1))
     reach = np.maximum(NEAR_PX, 0.5 * long_sides(indexes))
     return bool((np.hypot(dx, dy) <= reach).any())
+
+
+def score_tables(scores: list[PhotoScore], milliseconds: list[float]) -> str:
+    """Markdown: the photos' cards, read right, recall, readings, precision and median milliseconds a
+    photo (``milliseconds``, each photo's reading time), then :func:`band_table`."""
+    total = PhotoScore.total(scores)
+    return "\n".join([
+        "| cards | read right | recall | readings | precision | median ms |",
+        "|---|---|---|---|---|---|",
+        f"| {total.cards} | {total.read} | {total.recall:.3f} | {total.readings} | {total.precision:.3f} "
+        f"| {statistics.median(milliseconds):.0f} |",
+        "",
+        band_table(scores),
+    ])
 
 
 def band_table(scores: list[PhotoScore]) -> str:

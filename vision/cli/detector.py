@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vision.reader.detections import LabelsError
 from vision.reader.detector import BACKENDS, STRIDE
+from vision.reader.facing import DEFAULT_FACING_WEIGHTS
 from vision.reader.weights import DEFAULT_WEIGHTS, WeightsError
 
 
@@ -180,6 +181,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
                           help="what runs the network (default %(default)s, the app's)")
     evaluate.add_argument("--classifier", type=Path, help="index classifier: evaluate the two-stage design")
+    evaluate.add_argument("--facing", type=Path, default=DEFAULT_FACING_WEIGHTS, metavar="ONNX",
+                          help="the facing network that turns each find upright before the classifier reads "
+                               "it, as the app does (default %(default)s); --no-facing reads them as they lie")
+    evaluate.add_argument("--no-facing", dest="facing", action="store_const", const=None)
     evaluate.add_argument("--out", type=Path, default=Path("runs/evaluate"))
     evaluate.add_argument("--limit", type=at_least(1), help="first N test scenes only")
     evaluate.add_argument("--input-width", type=at_least(STRIDE),

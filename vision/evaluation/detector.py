@@ -411,6 +411,10 @@ def evaluate_command(args: argparse.Namespace) -> str:
                   if args.classifier else None)
     detector = CardDetector(args.weights, backend=args.backend, conf=LOW_CONFIDENCE, classifier=classifier,
                             input_width=args.input_width)
+    if getattr(args, "facing", None) is not None and detector.classifier is not None:
+        from vision.reader.facing import FacingReader
+
+        detector.facing = FacingReader(args.facing)  # each find read upright, as the app reads it
     frames, every_card = [], []
     scenes = args.scenes or [DEFAULT_SCENES]
     for image, truth, decks, visible in (frame for folder in scenes for frame in test_frames(folder, args.limit)):

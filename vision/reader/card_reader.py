@@ -40,10 +40,15 @@ class CardReader:
         """``facing``: a :class:`~vision.reader.facing.FacingReader` that finds the table's middle and turn
         while the set-up has neither team areas nor a perspective, and otherwise tells which way the
         middle's cards lie (:func:`~vision.reader.facing.finds_to_face`: the turn card lies sideways); by
-        default the shipped one with the trained detector, none with a detector given."""
-        self.detector = detector if detector is not None else _trained_detector(weights)
+        default the shipped one with the trained detector, which reads each find upright by it too;
+        none with a detector given."""
+        trained = detector is None
+        if trained:
+            facing = facing if facing is not None else _shipped_facing()
+            detector = _trained_detector(weights, facing)
+        self.detector = detector
         self._setup = setup or TableSetup()
-        self.facing = facing if facing is not None or detector is not None else _shipped_facing()
+        self.facing = facing
         self._table_facing = TableFacing(self._setup.towards_b)
         self._live = LiveDetection(self.detector)
         #: (set-up, table turn, frame size, the view measured with them)
@@ -51,7 +56,7 @@ class CardReader:
         #: Finds under it only continue meld columns; ``None``: every find counts (a detector given
         #: with its own cut-off, until a threshold is set).
         self._threshold: float | None = None
-        if detector is None:
+        if trained:
             self.threshold = READING_THRESHOLD
 
     @property
@@ -236,7 +241,7 @@ def _shipped_facing():
                               "rebuild it: python -m vision facing (see models/MODEL_CARD.md)") from None
 
 
-def _trained_detector(weights: Path | None):
+def _trained_detector(weights: Path | None, facing=None):
     try:
         from vision.reader.detector import CardDetector
     except ImportError:
@@ -252,6 +257,7 @@ def _trained_detector(weights: Path | None):
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
         # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
         # the weak finds that continue meld columns (the reader sets both: read_at).
-        return CardDetector(weights, naming="score")
+        # The facing network turns each find upright for the classifier (and the reader shares it).
+        return CardDetector(weights, naming="score", facing=facing)
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

@@ -75,11 +75,13 @@ CLASSIFIER_NAME = "index_classifier"
 class CardDetector:
     def __init__(self, weights: Path | str | None = None, backend: str = BACKENDS[0], conf: float = SURE_CONFIDENCE,
                  input_width: int | None = None, classifier=None, threads: int | None = None,
-                 naming: str = "card", reread_from: float = 0.0) -> None:
+                 naming: str = "card", reread_from: float = 0.0, facing=None) -> None:
         """``input_width``: the one width the network reads every frame at; by default each frame's
         own (:func:`input_widths_for`). ``naming``: how a two-stage detector's classifier judges a find,
         by its card or by its score name (:func:`vision.reader.index_classifier.named_finds`).
-        ``reread_from``: see :attr:`reread_from`."""
+        ``reread_from``: see :attr:`reread_from`. ``facing``: a
+        :class:`~vision.reader.facing.FacingReader` that tells which way each find's index points, so
+        that the classifier reads it upright (:meth:`read`); none by default."""
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         from vision.reader.index_classifier import check_naming
@@ -111,6 +113,7 @@ class CardDetector:
         #: unsure: the table reader's weak finds (:data:`vision.reader.reading.COLUMN_SHARE`), which
         #: count only in meld columns, where their rank alone matters.
         self.reread_from = reread_from
+        self.facing = facing
 
     def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
         """Corner indexes in the frame, in frame pixels: read at its default views, or once at
@@ -131,11 +134,17 @@ class CardDetector:
     def read(self, frame_bgr: np.ndarray, found: Detections) -> np.ndarray:
         """(n, classes) what a two-stage detector's classifier reads in each find of the frame
         (:meth:`~vision.reader.index_classifier.IndexClassifier.read_boxes`), each reading joined with its
-        card's other corner and its neighbours' ranks (:func:`vision.reader.neighbours.read_with_neighbours`)."""
+        card's other corner and its neighbours' ranks (:func:`vision.reader.neighbours.read_with_neighbours`).
+        With a facing network, each find is read turned upright (:func:`~vision.reader.facing.upright_turns`)."""
         from vision.reader.neighbours import read_with_neighbours
 
         doubted = found.confidence >= self.reread_from
-        return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted))
+        if self.facing is None or not len(found):
+            return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted))
+        from vision.reader.facing import upright_turns
+
+        upright = upright_turns(*self.facing.facing(frame_bgr, found.xyxy))
+        return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted, upright=upright))
 
     def named(self, found: Detections, probabilities: np.ndarray) -> Detections:
         """A two-stage detector's finds (:meth:`boxes`) named from its classifier's probabilities of

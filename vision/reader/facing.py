@@ -60,24 +60,40 @@ def direction_bin(up: np.ndarray) -> np.ndarray:
 class FacingReader:
     """Tells which way the index of each find points: its top's direction in the picture.
 
-    ``weights``: a facing save (``.pt``, torch) or its ONNX export (ONNX Runtime)."""
+    ``weights``: a facing save (``.pt``, torch) or its ONNX export (ONNX Runtime).
+
+    It remembers the last picture's answers, box by box: the detector asks about every find to read
+    it upright (:func:`upright_turns`), then the table reader about the sure ones of the same picture,
+    which then costs nothing."""
 
     def __init__(self, weights: Path = DEFAULT_FACING_WEIGHTS, threads: int | None = None) -> None:
         from vision.reader.index_classifier import IndexClassifier
 
         self.net = IndexClassifier(weights, threads=threads, classes=(BINS,))
+        #: The last picture asked about (the same array object), and its answers by box.
+        self._picture: np.ndarray | None = None
+        self._answers: dict[bytes, tuple[np.ndarray, float]] = {}
 
     def facing(self, frame_bgr: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For (n, 4) boxes: (n, 2) unit directions of each index's top, and (n,) how sure the network
         is of each (the length of its probabilities' mean direction, 0 to 1)."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         if not len(boxes):
             return np.zeros((0, 2)), np.zeros(0)
-        crops = window_crops(frame_bgr, np.asarray(boxes, np.float32), CROP, FACING_WINDOW)
-        p = self.net.probabilities(crops, both_ways=False)
-        angles = bin_angles()
-        mean = p @ np.c_[np.cos(angles), np.sin(angles)]
-        length = np.linalg.norm(mean, axis=1)
-        return mean / np.maximum(length, 1e-9)[:, None], length
+        if frame_bgr is not self._picture:
+            self._picture, self._answers = frame_bgr, {}
+        keys = [box.tobytes() for box in boxes]
+        new = [k for k, key in enumerate(keys) if key not in self._answers]
+        if new:
+            crops = window_crops(frame_bgr, boxes[new], CROP, FACING_WINDOW)
+            p = self.net.probabilities(crops, both_ways=False)
+            angles = bin_angles()
+            mean = p @ np.c_[np.cos(angles), np.sin(angles)]
+            length = np.linalg.norm(mean, axis=1)
+            for k, up, sure in zip(new, mean / np.maximum(length, 1e-9)[:, None], length):
+                self._answers[keys[k]] = (up, float(sure))
+        answers = [self._answers[key] for key in keys]
+        return np.array([up for up, _ in answers]), np.array([sure for _, sure in answers])
 
 
 @dataclass(frozen=True)
@@ -184,6 +200,17 @@ class TableFacing:
         turned = abs((np.degrees(estimate.turn - self.turn.turn) + 180) % 360 - 180)
         shifted = float(np.linalg.norm(estimate.centre - self.turn.centre))
         return turned > self.MOVED_DEGREES or shifted > self.MOVED_INDEXES * index_height
+
+
+def upright_turns(ups: np.ndarray, sureness: np.ndarray) -> np.ndarray:
+    """(n,) degrees (anticlockwise) that stand each index upright: its top, pointing along ``ups``
+    ((n, 2) unit directions in the picture, y down), turned to point up; 0 where the facing network
+    is unsure of it (under :attr:`TableFacing.SURE`). The classifier reads each find so
+    (:meth:`vision.reader.detector.CardDetector.read`): it learnt indexes upright or upside down,
+    turned 15° at most, and reads a sideways one worse (docs/experiments.md, "The classifier")."""
+    ups = np.asarray(ups, np.float64).reshape(-1, 2)
+    angles = np.degrees(np.arctan2(ups[:, 1], ups[:, 0])) + 90.0
+    return np.where(np.asarray(sureness) >= TableFacing.SURE, angles, 0.0)
 
 
 def face_finds(reader: FacingReader, picture: np.ndarray | None, found: Detections, threshold: float,

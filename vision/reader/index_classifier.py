@@ -75,19 +75,21 @@ MIN_ZOOM = 0.5
 
 
 def window_crops(image: np.ndarray | Halvings, boxes: np.ndarray, size: int, window: float,
-                 turn: float = 0.0) -> np.ndarray:
+                 turn: float | np.ndarray = 0.0) -> np.ndarray:
     """(n, size, size, 3) square crops centred on each box, ``window`` times its longer side wide,
-    turned ``turn`` degrees (anticlockwise) about the box's centre. A box too large for the crop is
-    taken from a halved copy of the image (:class:`Halvings`), so an index reads alike at any size."""
+    turned ``turn`` degrees (anticlockwise; one angle, or one per box) about the box's centre. A box
+    too large for the crop is taken from a halved copy of the image (:class:`Halvings`), so an index
+    reads alike at any size."""
     halvings = image if isinstance(image, Halvings) else Halvings(image)
     crops = np.empty((len(boxes), size, size, 3), dtype=np.uint8)
+    turns = np.broadcast_to(np.asarray(turn, np.float64), (len(boxes),))
     for i, (x1, y1, x2, y2) in enumerate(boxes):
         side = max(x2 - x1, y2 - y1, 1.0) * window
         zoom = size / side
         halved = math.ceil(math.log2(MIN_ZOOM / zoom)) if zoom < MIN_ZOOM else 0
         source, factor = halvings.level(halved), 2.0 ** -halved
         centre = ((x1 + x2) / 2 * factor, (y1 + y2) / 2 * factor)
-        matrix = cv2.getRotationMatrix2D(centre, turn, zoom / factor)
+        matrix = cv2.getRotationMatrix2D(centre, float(turns[i]), zoom / factor)
         matrix[:, 2] += (size / 2 - centre[0], size / 2 - centre[1])
         flags = cv2.INTER_AREA if zoom / factor < 1 else cv2.INTER_LINEAR
         crops[i] = cv2.warpAffine(source, matrix, (size, size), flags=flags, borderMode=cv2.BORDER_REPLICATE)
@@ -95,12 +97,14 @@ def window_crops(image: np.ndarray | Halvings, boxes: np.ndarray, size: int, win
 
 
 def reading_crops(frame_bgr: np.ndarray, boxes: np.ndarray, turns: tuple[float, ...] | None = None,
-                  windows: tuple[float, ...] | None = None) -> np.ndarray:
+                  windows: tuple[float, ...] | None = None, upright: np.ndarray | None = None) -> np.ndarray:
     """(len(windows) × len(turns) × n, CROP, CROP, 3) crops of each box through every window of
     ``windows`` (default :data:`READ_WINDOWS`) at every turn of ``turns`` (default :data:`READ_TURNS`),
-    window after window and turn after turn: what the app reads (each also turned half round)."""
+    window after window and turn after turn: what the app reads (each also turned half round).
+    ``upright``: (n,) degrees each box is turned by besides, to stand its index upright."""
     halvings = Halvings(frame_bgr)
-    return np.concatenate([window_crops(halvings, boxes, CROP, window, turn)
+    base = 0.0 if upright is None else np.asarray(upright, np.float64)
+    return np.concatenate([window_crops(halvings, boxes, CROP, window, base + turn)
                            for window in (READ_WINDOWS if windows is None else windows)
                            for turn in (READ_TURNS if turns is None else turns)])
 
@@ -228,28 +232,34 @@ class IndexClassifier:
         both = softmax(self._logits(both_ways_up(crops_bgr)))
         return (both[:len(crops_bgr)] + both[len(crops_bgr):]) / 2
 
-    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray, doubted: np.ndarray | None = None) -> np.ndarray:
+    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray, doubted: np.ndarray | None = None,
+                   upright: np.ndarray | None = None) -> np.ndarray:
         """(n, classes) probabilities of what each box of the frame holds: its readings through every
         window of :data:`READ_WINDOWS` at every turn of :data:`READ_TURNS` (each both ways up), read in
         one batch and joined by :func:`join_readings`; a box those leave unsure (under
         :data:`DOUBT_BELOW`) is read again at the turns of :data:`DOUBT_TURNS` through the windows of
         :data:`DOUBT_WINDOWS`, all its readings joined. ``doubted`` (n booleans): the boxes that may
         be read again, all by default; the others (the table reader's weak finds) are read through
-        the windows of :data:`WEAK_WINDOWS` alone."""
+        the windows of :data:`WEAK_WINDOWS` alone. ``upright`` (n angles, degrees): each box's crops
+        turned so, its index's top up (:func:`vision.reader.facing.upright_turns`), before every reading:
+        the classifier learnt indexes upright or upside down, turned 15° at most."""
         if not len(boxes):
             return np.zeros((0, self.classes), np.float32)
         boxes = np.asarray(boxes)
+        upright = np.zeros(len(boxes)) if upright is None else np.asarray(upright, np.float64)
         doubted = np.ones(len(boxes), bool) if doubted is None else np.asarray(doubted, bool)
         weak = np.flatnonzero(~doubted)
         if not len(weak):
-            readings = self.probabilities(reading_crops(frame_bgr, boxes)).reshape(-1, len(boxes), self.classes)
+            readings = self.probabilities(reading_crops(frame_bgr, boxes, upright=upright)).reshape(
+                -1, len(boxes), self.classes)
             joined = join_readings(readings)
         else:  # one batch: every box through the weak windows, the doubted ones through the rest too
             rest = tuple(window for window in READ_WINDOWS if window not in WEAK_WINDOWS)
             sure = np.flatnonzero(doubted)
-            crops = reading_crops(frame_bgr, boxes, windows=WEAK_WINDOWS)
+            crops = reading_crops(frame_bgr, boxes, windows=WEAK_WINDOWS, upright=upright)
             if rest and len(sure):
-                crops = np.concatenate([crops, reading_crops(frame_bgr, boxes[sure], windows=rest)])
+                crops = np.concatenate([crops, reading_crops(frame_bgr, boxes[sure], windows=rest,
+                                                             upright=upright[sure])])
             read = self.probabilities(crops)
             turns, split = len(READ_TURNS), len(WEAK_WINDOWS) * len(READ_TURNS) * len(boxes)
             first = read[:split].reshape(len(WEAK_WINDOWS), turns, len(boxes), self.classes)
@@ -263,7 +273,8 @@ class IndexClassifier:
         unsure = (joined.max(axis=1) < DOUBT_BELOW) & doubted
         unsure = np.flatnonzero(unsure) if DOUBT_TURNS else np.zeros(0, int)
         if len(unsure):
-            again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS, DOUBT_WINDOWS))
+            again = self.probabilities(reading_crops(frame_bgr, boxes[unsure], DOUBT_TURNS, DOUBT_WINDOWS,
+                                                     upright[unsure]))
             position = np.searchsorted(np.flatnonzero(doubted), unsure)  # the unsure among the doubted
             joined[unsure] = join_readings(np.concatenate([readings[:, position],
                                                            again.reshape(-1, len(unsure), self.classes)]))

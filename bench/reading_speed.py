@@ -16,7 +16,8 @@ fifth from run to run, the ratio much less. It takes an OpenVINO int8 detector a
 holds one: ``NAME.int8.xml`` with its ``.bin`` and the int8 classifier beside it (say an earlier
 commit's, ``git show COMMIT:models/cards.int8.xml > old/cards.int8.xml``, the same for the
 ``.bin``, and ``models/index_classifier.int8.onnx`` copied beside them), so that both readers
-run the same classifier.
+run the same classifier. ``--lying`` instead times, in the same turns, the app's reader with its
+classifier reading each find as it lies (not turned upright by the facing network).
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--atlas", type=Path, default=DEFAULT_ATLAS_DIR)
     parser.add_argument("--against", type=Path, metavar="WEIGHTS",
                         help="another detector's weights to time in the same turns (the ratio is printed)")
+    parser.add_argument("--lying", action="store_true",
+                        help="also time the reader with each find read as it lies, not turned upright")
     args = parser.parse_args(argv)
+    if args.against and args.lying:
+        parser.error("--against and --lying each time a second reader: give one of them")
     if args.against and not args.against.name.endswith(OPENVINO_INT8):
         parser.error(f"--against takes an OpenVINO int8 detector, NAME{OPENVINO_INT8} (its .bin and the int8 "
                      f"classifier beside it, as models/ holds them), not {args.against.name}")
@@ -80,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                                           ("a 12 MP phone photo, still", 9, (4000, 3000), True, False)):
         frame, indexes = picture(atlas, seed, size, close)
         runs = []
-        for weights in (None, args.against) if args.against else (None,):
+        for number, weights in enumerate((None, args.against) if args.against else (None, None)[:1 + args.lying]):
             reader = CardReader(weights=weights)  # the app's: the shipped networks on every core
+            if number and args.lying:
+                reader.detector.facing = None  # the table reader still faces its sure finds
             if live:
                 for _ in range(3):  # the first readings measure the view's index size
                     reader.read(frame)
@@ -98,13 +105,14 @@ def main(argv: list[str] | None = None) -> int:
                 if number == 0:
                     read[name] = len(reading.cards())
     print(f"int8 instructions: {int8_instructions()}; median of {args.repeats}\n")
-    against = f" | {args.against.name}, ms | ratio" if args.against else ""
+    second = args.against.name if args.against else "read as they lie" if args.lying else None
+    against = f" | {second}, ms | ratio" if second else ""
     print(f"| picture | labelled indexes | cards read | median ms | of its budget{against} |")
-    print("|---|---|---|---|---|" + ("---|---|" if args.against else ""))
+    print("|---|---|---|---|---|" + ("---|---|" if second else ""))
     for name, (_, frame, indexes, live) in cases.items():
         medians = [statistics.median(taken) for taken in times[name]]
         budget = LIVE_BUDGET_MS if live else PHOTO_BUDGET_MS
-        other = f" | {medians[1]:.0f} | {medians[0] / medians[1]:.2f}" if args.against else ""
+        other = f" | {medians[1]:.0f} | {medians[0] / medians[1]:.2f}" if second else ""
         print(f"| {name} ({frame.shape[1]}×{frame.shape[0]}) | {indexes} | {read[name]} | {medians[0]:.0f} "
               f"| {medians[0] / budget:.2f} of {budget:.0f} ms{other} |")
     return 0

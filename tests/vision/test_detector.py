@@ -579,3 +579,35 @@ def test_another_network_in_the_detectors_or_the_classifiers_place_is_refused_as
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "not the card detector" in result.stderr
+
+
+class _Recorder:
+    """A classifier that names every find the first card and keeps the turns it was asked to read them at."""
+
+    def __init__(self) -> None:
+        self.upright = None
+
+    def read_boxes(self, frame_bgr: np.ndarray, boxes: np.ndarray, doubted=None, upright=None) -> np.ndarray:
+        self.upright = upright
+        probabilities = np.zeros((len(boxes), BACKGROUND + 1))
+        probabilities[:, 0] = 1.0
+        return probabilities
+
+
+class _Sideways:
+    """A facing network that finds every index's top pointing right, sure of every other one."""
+
+    def facing(self, frame_bgr: np.ndarray, boxes: np.ndarray):
+        sureness = np.where(np.arange(len(boxes)) % 2 == 0, 0.9, 0.3)
+        return np.tile([1.0, 0.0], (len(boxes), 1)), sureness
+
+
+def test_with_a_facing_network_the_classifier_reads_each_find_upright(random_model, frame):
+    classifier = _Recorder()
+    found = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=classifier,
+                         facing=_Sideways()).detect(frame)
+    # A top pointing right stands up turned a quarter anticlockwise; an unsure find is read as it lies.
+    assert len(found) > 10
+    assert classifier.upright.tolist() == [90.0 if k % 2 == 0 else 0.0 for k in range(len(found))]
+    CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=classifier).detect(frame)
+    assert classifier.upright is None

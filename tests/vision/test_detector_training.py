@@ -242,6 +242,26 @@ def test_a_turned_window_crop_turns_about_its_box():
     np.testing.assert_array_equal(upright, ic.window_crops(frame, box, 32, 1.0)[0, ..., 0])
 
 
+def test_a_find_whose_top_points_sideways_is_cropped_upright_and_each_box_at_its_own_turn():
+    from vision.reader.facing import upright_turns
+
+    frame = np.zeros((100, 200, 3), np.uint8)
+    frame[48:52, 30:70] = 255  # a bar lying across, its top (a blob) at its right end: the top points right
+    frame[44:56, 62:70] = 255
+    frame[30:70, 148:152] = 255  # an upright bar, its blob at the top
+    frame[30:38, 144:156] = 255
+    boxes = np.array([[30, 30, 70, 70], [130, 30, 170, 70]], np.float32)
+    turns = upright_turns(np.array([[1.0, 0.0], [0.0, -1.0]]), np.array([0.9, 0.9]))
+    assert turns.tolist() == [90.0, 0.0]
+    crops = ic.window_crops(frame, boxes, 32, 1.0, turns)[..., 0]
+    for crop in crops:  # both stand upright: the blob at the top of a tall bar
+        assert crop[2:30, 16].min() == 255 and crop[3, 12:20].min() == 255 and crop[28, 10:13].max() == 0
+    for k in range(2):
+        np.testing.assert_array_equal(crops[k], ic.window_crops(frame, boxes[k:k + 1], 32, 1.0, turns[k])[0, ..., 0])
+    # the facing network unsure of a find: it is read as it lies
+    assert upright_turns(np.array([[1.0, 0.0]]), np.array([0.3])).tolist() == [0.0]
+
+
 def test_a_damaged_classifier_file_says_how_to_rebuild(tmp_path):
     (tmp_path / "ic.pt").write_bytes(b"garbage")
     with pytest.raises(WeightsError, match="python -m vision"):

@@ -450,3 +450,21 @@ def test_a_card_the_middle_line_splits_is_given_to_one_side():
         before = sides.copy()
         _corners_split_by_a_line(found, upright, sides, measure)
         assert list(sides) == list(before)
+
+
+def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the_table_reader():
+    from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader
+
+    reader = FacingReader(DEFAULT_FACING_WEIGHTS)
+    read = []
+    probabilities = reader.net.probabilities
+    reader.net.probabilities = lambda crops, both_ways: read.append(len(crops)) or probabilities(crops, both_ways)
+    picture = np.random.default_rng(3).integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    boxes = np.array([[10, 10, 30, 40], [100, 50, 120, 80], [200, 100, 230, 140]], float)
+    ups, sureness = reader.facing(picture, boxes)
+    again = reader.facing(picture, boxes[[2, 0]])  # the table reader's sure finds of the same picture
+    assert read == [3]
+    np.testing.assert_array_equal(again[0], ups[[2, 0]])
+    np.testing.assert_array_equal(again[1], sureness[[2, 0]])
+    reader.facing(picture.copy(), boxes[:1])  # another picture (even alike) is read afresh
+    assert read == [3, 1]

@@ -113,7 +113,8 @@ def main() -> None:
             sys.exit(f"bench_reader: {error}")
         return
     size = parse_size(args.size)
-    scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size))
+    # Scenes are drawn from the face atlas, needed only when some are asked for (--scenes 0: videos alone).
+    scenes = list(synthetic_scenes(FaceAtlas(args.atlas), args.scenes, args.seed, size)) if args.scenes else []
     if scenes:
         for label, noise in (("ground-truth boxes", None), ("noisy boxes", Noise())):
             _table(f"{label}" + (f" ({noise})" if noise else "") + f", {args.scenes} held-out-deck scenes "

@@ -45,6 +45,7 @@ from vision.reader.deck_learning import (
     save_cards,
     teaching_crops,
 )
+from vision.reader.detections import Detections
 from vision.reader.index_classifier import CONTEXT
 
 from .words import card_name
@@ -72,22 +73,43 @@ class DeckTeacher:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self._boxes = self._names = None
+        self._boxes = self._names = self._facing = None
 
     def finds(self, frame_bgr: np.ndarray):
         """:class:`~vision.reader.detections.Detections` of the corner indexes the detector is sure of,
-        each named by the classifier (its ``confidence``: how sure it is of that name)."""
+        each named by the classifier (its ``confidence``: how sure it is of that name) read upright as
+        the reader reads it in play; ``up``: which way the facing network sees each index's top (zero
+        where it is unsure), the way :func:`upright_crops` turns it for the lesson."""
         from vision.reader.detector import CardDetector
+        from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader, TableFacing, upright_turns
+        from vision.reader.index_classifier import named_finds
 
         if self._boxes is None:
             self._boxes = CardDetector(classifier=False)
             self._names = _reader_classifier(learnt_classifier(self.folder) or _shipped_classifier())
+            self._facing = FacingReader(DEFAULT_FACING_WEIGHTS)
         found = self._boxes.detect(frame_bgr)
-        return self._names.name(frame_bgr, found)
+        if not len(found):
+            return found
+        ups, sureness = self._facing.facing(frame_bgr, found.xyxy)
+        named = named_finds(found, self._names.read_boxes(frame_bgr, found.xyxy, upright=upright_turns(ups, sureness)))
+        known = (sureness >= TableFacing.SURE)[:, None]
+        return Detections(named.xyxy, named.confidence, named.class_id, np.where(known, ups, 0.0))
 
     def forget_classifier(self) -> None:
         """The classifier changed (a lesson kept, the deck forgotten): load it again when next needed."""
-        self._boxes = self._names = None
+        self._boxes = self._names = self._facing = None
+
+
+def upright_crops(frame_bgr: np.ndarray, finds) -> np.ndarray:
+    """The crops a lesson learns from (:func:`~vision.reader.deck_learning.teaching_crops`), each find
+    turned upright by its ``up`` (:meth:`DeckTeacher.finds`), as the reader reads it in play; as it
+    lies where the direction is not known."""
+    from vision.reader.facing import upright_turns
+
+    if finds.up is None:
+        return teaching_crops(frame_bgr, finds.xyxy)
+    return teaching_crops(frame_bgr, finds.xyxy, upright_turns(finds.up, np.linalg.norm(finds.up, axis=1)))
 
 
 def _shipped_classifier() -> Path:
@@ -166,7 +188,7 @@ class TeachDialog(QDialog):
         self.setWindowTitle("Teach the card reader your cards")
         self.resize(960, 680)
         order = reading_order(finds.xyxy)
-        self._crops = teaching_crops(frame_bgr, finds.xyxy[order])
+        self._crops = upright_crops(frame_bgr, finds[order])
         self.pickers: list[QComboBox] = []
         intro = QLabel(
             f"The reader found {len(order)} card corners in the picture; under each is what it reads. "

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from companion.app.deck import LEAVE_OUT, DeckLearner, DeckTeacher, TeachDialog, deck_folder
+from companion.app.deck import LEAVE_OUT, DeckLearner, DeckTeacher, TeachDialog, deck_folder, upright_crops
 from companion.app.main_window import DEMO_VIDEO, MainWindow
 from companion.app.store import Store
 from vision.reader.classes import CLASS_NAMES
@@ -54,6 +54,28 @@ def test_the_dialog_shows_each_corner_found_with_the_readers_guess_and_keeps_wha
     assert all(decode_crop(png).shape == (CONTEXT, CONTEXT, 3) for _, png in taught)
     screenshot = dialog.grab()
     assert screenshot.width() > 600
+
+
+def test_the_teacher_reads_and_crops_each_corner_upright_as_the_reader_does_in_play(table, finds, tmp_path):
+    # The table seen from its side: every card lies sideways, which the classifier reads badly as it lies.
+    sideways_table = np.ascontiguousarray(np.rot90(table))
+    sideways = DeckTeacher(tmp_path).finds(sideways_table)
+    assert (np.linalg.norm(sideways.up, axis=1) > 0).mean() >= 0.8  # the facing network knows most ways up
+    # Each sideways find matched to its find in the table as filmed (rot90: x, y -> y, width - x).
+    width = table.shape[1]
+    turned_back = np.c_[width - sideways.centers[:, 1], sideways.centers[:, 0]]
+    gaps = np.linalg.norm(turned_back[:, None] - finds.centers[None], axis=2)
+    match, near = gaps.argmin(axis=1), gaps.min(axis=1) < 4
+    assert near.mean() >= 0.9
+    # Named alike either way the table lies ...
+    assert (sideways.class_id[near] == finds.class_id[match[near]]).mean() >= 0.95  # as they lie: 0.91
+    # ... and the lesson learns each crop upright, as play reads it: like the filmed table's upright crops,
+    # unlike the sideways crops as they lie.
+    upright, filmed = upright_crops(sideways_table, sideways)[near], upright_crops(table, finds)[match[near]]
+    as_they_lie = teaching_crops(sideways_table, sideways.xyxy)[near]
+    assert upright.shape == as_they_lie.shape == (near.sum(), CONTEXT, CONTEXT, 3)
+    gap = lambda a, b: float(np.abs(a.astype(np.float32) - b.astype(np.float32)).mean())  # noqa: E731
+    assert gap(upright, filmed) < 0.3 * gap(as_they_lie, filmed)
 
 
 def test_teaching_from_the_picture_keeps_the_named_cards_in_the_database(qtbot, tmp_path, table, finds):

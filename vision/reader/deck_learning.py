@@ -91,10 +91,12 @@ def code_of(label: int) -> str:
     return NOT_A_CARD if label == BACKGROUND else CLASS_NAMES[label]
 
 
-def teaching_crops(frame_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def teaching_crops(frame_bgr: np.ndarray, boxes: np.ndarray, upright: float | np.ndarray = 0.0) -> np.ndarray:
     """(n, CONTEXT, CONTEXT, 3) crops around each corner-index box, wide enough for the training's
-    shifts and zooms (as the training stores its crops: :func:`vision.model.index_crops.scene_crops`)."""
-    return window_crops(frame_bgr, np.asarray(boxes, np.float32).reshape(-1, 4), CONTEXT, 2 * WINDOW)
+    shifts and zooms (as the training stores its crops: :func:`vision.model.index_crops.scene_crops`),
+    each turned ``upright`` degrees (anticlockwise; one angle, or one per box), as the reader turns a
+    find before naming it (:func:`vision.reader.facing.upright_turns`)."""
+    return window_crops(frame_bgr, np.asarray(boxes, np.float32).reshape(-1, 4), CONTEXT, 2 * WINDOW, upright)
 
 
 def encode_crop(context: np.ndarray) -> bytes:

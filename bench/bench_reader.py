@@ -12,7 +12,7 @@ spoiled as a real detector would spoil them (see ``vision.evaluation.tables.Nois
 meld-ranks-right %, pile-right % and score-equal % for the reader with the table set-up players
 would give (the table perspective) and without any, on every scene and on the readable ones (every
 card the score needs shows an index); then the events of each hand video; then the median time
-from detections to a ``TableReading`` on one core. Needs the face atlas (``python -m vision faces``).
+from detections to a ``TableReading`` on one core. The scenes need the face atlas (``python -m vision faces``).
 
 With ``--pictures`` it reads instead the test pictures of a ``python -m vision synth`` folder end to
 end with the shipped detector (``models/``), as the app reads a frame, once per confidence threshold
@@ -138,8 +138,8 @@ def _filmed(videos: list[Path], args) -> None:
     from vision.reader.detector import CardDetector
     from vision.reader.facing import FacingReader
 
-    detector = CardDetector(naming=args.naming)
-    facing = FacingReader() if {"facing", "areas"} & set(args.set_ups) else None
+    facing = FacingReader()  # the classifier reads each find upright by it, as the app's does, whatever the set-up
+    detector = CardDetector(naming=args.naming, facing=facing)
     pace = "live, at this machine's pace, at most every" if args.live else "every"
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
         read_at(detector, threshold, args.column_share)
@@ -188,7 +188,7 @@ def _pictures(args) -> None:
     where = f"{len(scenes)} test pictures of {args.pictures}"
     facing = FacingReader()  # each picture also read without a set-up as the app reads it: the "facing" rows
     _table(f"labelled boxes, {where}:", evaluate(scenes, facing=facing))
-    detector = CardDetector(naming=args.naming)
+    detector = CardDetector(naming=args.naming, facing=facing)  # each find read upright, as the app reads it
     for threshold in args.thresholds:
         read_at(detector, threshold, args.column_share)
         _table(f"the shipped detector at threshold {threshold} (weak finds from {detector.conf:.3g}), named by "

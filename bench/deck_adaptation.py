@@ -9,8 +9,9 @@ shipped classifier is fine-tuned (all its layers, :func:`vision.reader.deck_lear
 usual augmentation) on that deck's labelled indexes in the first half of the test scenes (or its
 first ``--learn-scenes``), as the cards players confirm at the end of a hand would label them, then
 both classifiers read the deck's indexes in the other half as the app reads a find (two windows,
-both ways up). Printed per deck: crops named right by the shipped classifier and by the adapted
-one, all and readable (:data:`vision.reader.reading.READABLE_INDEX_PX` tall or more,
+both ways up), but as they lie: the app turns a sideways find upright first, and teaches it so.
+Printed per deck: crops named right by the shipped classifier and by the adapted one, all and
+readable (:data:`vision.reader.reading.READABLE_INDEX_PX` tall or more,
 :data:`vision.evaluation.detector.READABLE_VISIBLE` uncovered). Holds the test scenes in memory (about 0.7 GB
 for 250 frames of 1280×720).
 

@@ -38,7 +38,8 @@ def crops_report(scenes: Path, limit: int, classifier: IndexClassifier) -> None:
     for path, image, truth in labelled_images(scenes, "test", limit):
         if not len(truth):
             continue
-        probabilities = classifier.read_boxes(image, truth.xyxy)[:, :BACKGROUND]  # as the app reads a find
+        # as the app reads a find, but as it lies
+        probabilities = classifier.read_boxes(image, truth.xyxy)[:, :BACKGROUND]
         truth_ids.append(truth.class_id)
         named.append(probabilities.argmax(axis=1))
         heights.append(truth.xyxy[:, 3] - truth.xyxy[:, 1])
@@ -72,7 +73,7 @@ def finds_report(scenes: Path, limit: int, classifier: IndexClassifier, detector
             named_frames.append(Frame(truth, found))
             perfect_frames.append(Frame(truth, found))
             continue
-        named = classifier.name(image, found)  # as the app names them
+        named = classifier.name(image, found)  # as the app names them, but as they lie
         named_frames.append(Frame(truth, named))
         if len(truth):
             overlap = iou(found.xyxy, truth.xyxy)

@@ -80,17 +80,18 @@ class DeckTeacher:
         each named by the classifier (its ``confidence``: how sure it is of that name) read upright as
         the reader reads it in play; ``up``: which way the facing network sees each index's top (zero
         where it is unsure), the way :func:`upright_crops` turns it for the lesson."""
+        from vision.reader.card_reader import shipped_facing
         from vision.reader.detector import CardDetector
-        from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader, TableFacing, upright_turns
+        from vision.reader.facing import TableFacing, upright_turns
         from vision.reader.index_classifier import named_finds
 
         if self._boxes is None:
             self._boxes = CardDetector(classifier=False)
             self._names = _reader_classifier(learnt_classifier(self.folder) or _shipped_classifier())
-            self._facing = FacingReader(DEFAULT_FACING_WEIGHTS)
+            self._facing = shipped_facing()  # None without its file: the reader too then reads finds as they lie
         found = self._boxes.detect(frame_bgr)
-        if not len(found):
-            return found
+        if not len(found) or self._facing is None:
+            return self._names.name(frame_bgr, found)
         ups, sureness = self._facing.facing(frame_bgr, found.xyxy)
         named = named_finds(found, self._names.read_boxes(frame_bgr, found.xyxy, upright=upright_turns(ups, sureness)))
         known = (sureness >= TableFacing.SURE)[:, None]
@@ -104,7 +105,7 @@ class DeckTeacher:
 def upright_crops(frame_bgr: np.ndarray, finds) -> np.ndarray:
     """The crops a lesson learns from (:func:`~vision.reader.deck_learning.teaching_crops`), each find
     turned upright by its ``up`` (:meth:`DeckTeacher.finds`), as the reader reads it in play; as it
-    lies where the direction is not known."""
+    lies where the direction is not known (``up`` zero there, so its length serves as the sureness)."""
     from vision.reader.facing import upright_turns
 
     if finds.up is None:

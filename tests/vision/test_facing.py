@@ -295,7 +295,7 @@ def test_a_side_out_of_view_has_no_outline_and_the_other_fills_the_picture():
 
 def test_a_damaged_facing_network_says_which_file_and_how_to_rebuild_it(tmp_path, monkeypatch):
     import vision.reader.facing
-    from vision.reader.card_reader import DetectorMissing, _shipped_facing
+    from vision.reader.card_reader import DetectorMissing, shipped_facing
 
     broken = tmp_path / "facing.onnx"
     broken.write_bytes(b"not a network")
@@ -303,9 +303,17 @@ def test_a_damaged_facing_network_says_which_file_and_how_to_rebuild_it(tmp_path
     with pytest.raises(
         DetectorMissing, match=r"facing network .*facing.onnx cannot be loaded.*python -m vision facing"
     ):
-        _shipped_facing()
+        shipped_facing()
     monkeypatch.setattr(vision.reader.facing, "DEFAULT_FACING_WEIGHTS", tmp_path / "missing.onnx")
-    assert _shipped_facing() is None  # no file: the reader takes the picture's halves
+    assert shipped_facing() is None  # no file: the reader takes the picture's halves
+
+
+def test_the_reader_and_its_classifier_share_one_facing_network():
+    from vision.reader.card_reader import CardReader
+
+    reader = CardReader()
+    # One network, so the table reader's questions about a picture's sure finds cost nothing more.
+    assert reader.facing is not None and reader.detector.facing is reader.facing
 
 
 def test_the_annotated_picture_shows_the_sides_the_reader_took():

@@ -54,9 +54,10 @@ def false_find_crops(scenes: Path, split: str, detector, limit: int | None = Non
 
 
 def reader_crops(scenes: Path, split: str, detector, limit: int | None = None) -> np.ndarray:
-    """(n, CROP, CROP, 3) crops of every find of ``detector`` in a split's scenes, each as the app
-    first reads it (:func:`reading_crops`, both ways up): what the classifier is fed at the table,
-    true indexes and false finds alike, without their labels. ``detector`` is a one-class
+    """(n, CROP, CROP, 3) crops of every find of ``detector`` in a split's scenes, each through the
+    app's windows as it lies (:func:`reading_crops`, both ways up; the app turns a sideways find
+    upright first): what the classifier is fed at the table, true indexes and false finds alike,
+    without their labels. ``detector`` is a one-class
     :class:`~vision.reader.detector.CardDetector` at the reader's threshold."""
     crops = []
     for _, image, _ in labelled_images(scenes, split, limit):

@@ -44,8 +44,8 @@ class CardReader:
         none with a detector given."""
         trained = detector is None
         if trained:
-            facing = facing if facing is not None else _shipped_facing()
-            detector = _trained_detector(weights, facing)
+            facing = facing if facing is not None else shipped_facing()
+            detector = trained_detector(weights, facing)
         self.detector = detector
         self._setup = setup or TableSetup()
         self.facing = facing
@@ -226,7 +226,7 @@ def read_at(detector, threshold: float, share: float = COLUMN_SHARE) -> None:
         detector.reread_from = threshold
 
 
-def _shipped_facing():
+def shipped_facing():
     """The shipped facing network (:data:`~vision.reader.facing.DEFAULT_FACING_WEIGHTS`); ``None`` where the
     file is missing (the reader then takes the picture's lower half for team A)."""
     from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader
@@ -241,7 +241,10 @@ def _shipped_facing():
                               "rebuild it: python -m vision facing (see models/MODEL_CARD.md)") from None
 
 
-def _trained_detector(weights: Path | None, facing=None):
+def trained_detector(weights: Path | None, facing=None):
+    """The shipped detector (or the one at ``weights``) as the table reader runs it: finds named by
+    score, kept down to the reader's weak threshold; its classifier reads each find turned upright
+    by ``facing`` (a :class:`~vision.reader.facing.FacingReader`), as it lies without one."""
     try:
         from vision.reader.detector import CardDetector
     except ImportError:

@@ -113,6 +113,7 @@ class CardDetector:
         #: unsure: the table reader's weak finds (:data:`vision.reader.reading.COLUMN_SHARE`), which
         #: count only in meld columns, where their rank alone matters.
         self.reread_from = reread_from
+        #: The facing network the classifier's finds are turned upright by (:meth:`read`); ``None``: as they lie.
         self.facing = facing
 
     def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:

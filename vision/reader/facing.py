@@ -202,15 +202,24 @@ class TableFacing:
         return turned > self.MOVED_DEGREES or shifted > self.MOVED_INDEXES * index_height
 
 
+#: A find is turned upright only where its top points at least this many degrees off the picture's
+#: up-down axis, nearer sideways than upright or upside down. Nearer that axis the classifier reads it
+#: as it lies (it reads each crop both ways up); turning those too by the network's estimate (in 15°
+#: steps) misread more small close-up indexes than it mended (docs/experiments.md, "The classifier").
+SIDEWAYS_FROM = 45.0
+
+
 def upright_turns(ups: np.ndarray, sureness: np.ndarray) -> np.ndarray:
     """(n,) degrees (anticlockwise) that stand each index upright: its top, pointing along ``ups``
-    ((n, 2) unit directions in the picture, y down), turned to point up; 0 where the facing network
-    is unsure of it (under :attr:`TableFacing.SURE`). The classifier reads each find so
+    ((n, 2) unit directions in the picture, y down), turned to point up; 0 where the index lies
+    nearer upright or upside down (:data:`SIDEWAYS_FROM`) or the facing network is unsure of it
+    (under :attr:`TableFacing.SURE`). The classifier reads each find so
     (:meth:`vision.reader.detector.CardDetector.read`): it learnt indexes upright or upside down,
-    turned 15° at most, and reads a sideways one worse (docs/experiments.md, "The classifier")."""
+    turned 15° at most, and reads a sideways one worse."""
     ups = np.asarray(ups, np.float64).reshape(-1, 2)
     angles = np.degrees(np.arctan2(ups[:, 1], ups[:, 0])) + 90.0
-    return np.where(np.asarray(sureness) >= TableFacing.SURE, angles, 0.0)
+    off_axis = np.abs((angles + 90.0) % 180.0 - 90.0)
+    return np.where((np.asarray(sureness) >= TableFacing.SURE) & (off_axis >= SIDEWAYS_FROM), angles, 0.0)
 
 
 def face_finds(reader: FacingReader, picture: np.ndarray | None, found: Detections, threshold: float,

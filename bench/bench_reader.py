@@ -135,10 +135,12 @@ def _filmed(videos: list[Path], args) -> None:
     """Hand videos read from their pictures by the shipped reader, at each threshold and set-up."""
     if not videos:
         return
+    from vision.reader.card_reader import shipped_facing
     from vision.reader.detector import CardDetector
-    from vision.reader.facing import FacingReader
 
-    facing = FacingReader()  # the classifier reads each find upright by it, as the app's does, whatever the set-up
+    facing = shipped_facing()  # the classifier reads each find upright by it, as the app's does, whatever the set-up
+    if facing is None:
+        sys.exit("bench_reader: no facing network (models/facing.onnx): rebuild it with python -m vision facing")
     detector = CardDetector(naming=args.naming, facing=facing)
     pace = "live, at this machine's pace, at most every" if args.live else "every"
     for threshold, set_up in ((t, s) for t in args.thresholds for s in args.set_ups):
@@ -181,12 +183,14 @@ def _table(title: str, results: dict[str, dict]) -> None:
 
 def _pictures(args) -> None:
     """The shipped reader end to end on a synth folder's test pictures, at each threshold."""
+    from vision.reader.card_reader import shipped_facing
     from vision.reader.detector import CardDetector
-    from vision.reader.facing import FacingReader
 
     scenes = list(dataset_scenes(args.pictures, FaceAtlas(args.atlas), args.limit))
     where = f"{len(scenes)} test pictures of {args.pictures}"
-    facing = FacingReader()  # each picture also read without a set-up as the app reads it: the "facing" rows
+    facing = shipped_facing()  # each picture also read without a set-up as the app reads it: the "facing" rows
+    if facing is None:
+        sys.exit("bench_reader: no facing network (models/facing.onnx): rebuild it with python -m vision facing")
     _table(f"labelled boxes, {where}:", evaluate(scenes, facing=facing))
     detector = CardDetector(naming=args.naming, facing=facing)  # each find read upright, as the app reads it
     for threshold in args.thresholds:

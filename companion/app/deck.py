@@ -77,18 +77,19 @@ class DeckTeacher:
 
     def finds(self, frame_bgr: np.ndarray):
         """:class:`~vision.reader.detections.Detections` of the corner indexes the detector is sure of,
-        each named by the classifier (its ``confidence``: how sure it is of that name) read upright as
-        the reader reads it in play; ``up``: which way the facing network sees each index's top (zero
+        each named by the classifier (its ``confidence``: how sure it is of that name), a sideways one
+        read upright as the reader reads it in play; ``up``: which way the facing network sees each index's top (zero
         where it is unsure), the way :func:`upright_crops` turns it for the lesson."""
         from vision.reader.card_reader import shipped_facing
         from vision.reader.detector import CardDetector
         from vision.reader.facing import TableFacing, upright_turns
         from vision.reader.index_classifier import named_finds
 
-        if self._boxes is None:
-            self._boxes = CardDetector(classifier=False)
-            self._names = _reader_classifier(learnt_classifier(self.folder) or _shipped_classifier())
-            self._facing = shipped_facing()  # None without its file: the reader too then reads finds as they lie
+        if self._boxes is None:  # all three loaded, or none kept: a damaged file is reported each time
+            boxes = CardDetector(classifier=False)
+            names = _reader_classifier(learnt_classifier(self.folder) or _shipped_classifier())
+            facing = shipped_facing()  # None without its file: the reader too then reads finds as they lie
+            self._boxes, self._names, self._facing = boxes, names, facing
         found = self._boxes.detect(frame_bgr)
         if not len(found) or self._facing is None:
             return self._names.name(frame_bgr, found)

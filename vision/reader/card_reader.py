@@ -40,7 +40,7 @@ class CardReader:
         """``facing``: a :class:`~vision.reader.facing.FacingReader` that finds the table's middle and turn
         while the set-up has neither team areas nor a perspective, and otherwise tells which way the
         middle's cards lie (:func:`~vision.reader.facing.finds_to_face`: the turn card lies sideways); by
-        default the shipped one with the trained detector, which reads each find upright by it too;
+        default the shipped one with the trained detector, which reads sideways finds upright by it too;
         none with a detector given."""
         trained = detector is None
         if trained:
@@ -243,8 +243,8 @@ def shipped_facing():
 
 def trained_detector(weights: Path | None, facing=None):
     """The shipped detector (or the one at ``weights``) as the table reader runs it: finds named by
-    score, kept down to the reader's weak threshold; its classifier reads each find turned upright
-    by ``facing`` (a :class:`~vision.reader.facing.FacingReader`), as it lies without one."""
+    score, kept down to the reader's weak threshold; its classifier reads each sideways find turned
+    upright by ``facing`` (a :class:`~vision.reader.facing.FacingReader`), as it lies without one."""
     try:
         from vision.reader.detector import CardDetector
     except ImportError:
@@ -260,7 +260,7 @@ def trained_detector(weights: Path | None, facing=None):
         # Whole tables read best from finds judged by what the score needs, kept down to a lower
         # threshold than a single corner's (READING_THRESHOLD's measurements), and lower still for
         # the weak finds that continue meld columns (the reader sets both: read_at).
-        # The facing network turns each find upright for the classifier (and the reader shares it).
+        # The facing network turns sideways finds upright for the classifier (and the reader shares it).
         return CardDetector(weights, naming="score", facing=facing)
     except unloadable as error:
         raise DetectorMissing(f"the card detector's weights cannot be loaded: {error}") from None

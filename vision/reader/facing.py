@@ -204,8 +204,8 @@ class TableFacing:
 
 #: A find is turned upright only where its top points at least this many degrees off the picture's
 #: up-down axis, nearer sideways than upright or upside down. Nearer that axis the classifier reads it
-#: as it lies (it reads each crop both ways up); turning those too by the network's estimate (in 15°
-#: steps) misread more small close-up indexes than it mended (docs/experiments.md, "The classifier").
+#: as it lies (it reads each crop both ways up); turning those too by the network's estimate misread
+#: more small close-up indexes than it mended (docs/experiments.md, "The classifier").
 SIDEWAYS_FROM = 45.0
 
 

@@ -1,14 +1,15 @@
-"""What finding the table's turn from the cards' facing costs the card reader (``vision.reader.facing``).
+"""What the facing network costs the card reader (``vision.reader.facing``): turning sideways finds
+upright for the classifier, and finding the table's turn.
 
     python bench/facing.py [--repeats 20] [--seed 3]
 
 On the 1920×1080 synthetic frame of ``bench/bench_detector.py`` (held-out decks), measured in one
 run, taken in turn: the shipped reader's ``CardReader.read`` with no set-up (the facing network reads
-every find, for the classifier to read it upright, and the sure ones give the table's turn), the same
-with the facing network off (each find read as it lies), and the facing network alone on the frame's
-finds; then both readers with team areas drawn around each team's cards, where the table reader
-faces only the middle's sure finds (for the turn card, ``vision.reader.facing.finds_to_face``). Each
-run reads a fresh copy of the frame, made before its clock starts, as a camera gives a new one (the
+every find that may lie sideways, for the classifier to read it upright, and the sure ones give the
+table's turn), the same with the facing network off (each find read as it lies), and the facing
+network alone on the frame's finds that may lie sideways; then both readers with team areas drawn
+around each team's cards, where the table reader faces only the middle's sure finds (for the turn
+card, ``vision.reader.facing.finds_to_face``). Each run reads a fresh copy of the frame, made before its clock starts, as a camera gives a new one (the
 facing network answers the picture it has just read from memory). Prints median milliseconds and
 the share the facing adds each way.
 """
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_detector import synthetic_frame  # noqa: E402
 from vision.reader.card_reader import CardReader, trained_detector  # noqa: E402
-from vision.reader.facing import finds_to_face  # noqa: E402
+from vision.reader.facing import finds_to_face, may_lie_sideways  # noqa: E402
 from vision.reader.team_areas import TableSetup  # noqa: E402
 from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.synth.scenes import build_scene  # noqa: E402
@@ -46,7 +47,8 @@ def main() -> int:
     lying = trained_detector(None)  # the shipped detector without the facing network: finds read as they lie
     without = CardReader(detector=lying)  # a detector given: no facing network
     without.threshold = with_facing.threshold
-    found = lying.boxes(frame)  # every find the classifier reads, each of which is faced
+    found = lying.boxes(frame)  # every find the classifier reads; those that may lie sideways are faced
+    asked = found.xyxy[may_lie_sideways(found.xyxy)]
     named = lying.detect(frame)
     areas = TableSetup(areas=team_areas([build_scene(FaceAtlas(args.atlas), args.seed, (1920, 1080), "test")
                                          .ground_truth()]))
@@ -56,7 +58,8 @@ def main() -> int:
     middle = int((finds_to_face(areas, (1920, 1080), named) & (named.confidence >= with_facing.threshold)).sum())
     runs = {"read, facing on": with_facing.read,
             "read, facing off": without.read,
-            f"facing alone ({len(found)} finds)": lambda picture: with_facing.facing.facing(picture, found.xyxy),
+            f"facing alone ({len(asked)} of {len(found)} finds)":
+                lambda picture: with_facing.facing.facing(picture, asked),
             f"read, team areas, facing on (the middle's {middle} sure finds placed)": areas_on.read,
             "read, team areas, facing off": areas_off.read}
     for run in runs.values():  # warm up: models load and compile

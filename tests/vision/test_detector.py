@@ -595,19 +595,41 @@ class _Recorder:
 
 
 class _Sideways:
-    """A facing network that finds every index's top pointing right, sure of every other one."""
+    """A facing network that finds every index's top pointing right, sure of every other one asked about."""
+
+    def __init__(self) -> None:
+        self.asked = None
 
     def facing(self, frame_bgr: np.ndarray, boxes: np.ndarray):
+        self.asked = boxes
         sureness = np.where(np.arange(len(boxes)) % 2 == 0, 0.9, 0.3)
         return np.tile([1.0, 0.0], (len(boxes), 1)), sureness
 
 
 def test_with_a_facing_network_the_classifier_reads_each_find_upright(random_model, frame):
-    classifier = _Recorder()
+    from vision.reader.facing import TALL
+
+    classifier, facing = _Recorder(), _Sideways()
     found = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=classifier,
-                         facing=_Sideways()).detect(frame)
+                         facing=facing).detect(frame)
+    # Only boxes not clearly taller than wide are asked about (here the random network's square ones).
+    width, height = found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1]
+    asked = height < TALL * width
+    assert len(found) > 10 and asked.any()
+    np.testing.assert_array_equal(facing.asked, found.xyxy[asked])
     # A top pointing right stands up turned a quarter anticlockwise; an unsure find is read as it lies.
-    assert len(found) > 10
-    assert classifier.upright.tolist() == [90.0 if k % 2 == 0 else 0.0 for k in range(len(found))]
+    expected = np.zeros(len(found))
+    expected[asked] = [90.0 if k % 2 == 0 else 0.0 for k in range(asked.sum())]
+    assert classifier.upright.tolist() == expected.tolist()
     CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=classifier).detect(frame)
     assert classifier.upright is None
+
+
+def test_a_find_taller_than_wide_is_read_as_it_lies_without_asking_the_facing_network(random_model, frame):
+    classifier, facing = _Recorder(), _Sideways()
+    detector = CardDetector(random_model, conf=RANDOM_MODEL_CONF, input_width=640, classifier=classifier, facing=facing)
+    # An index standing up (rank over suit), one lying across, and a square one (it may be tilted 45°).
+    boxes = np.array([[10, 10, 22, 40], [50, 10, 80, 22], [100, 10, 130, 40]], np.float32)
+    detector.read(frame, Detections(boxes, np.full(3, 0.9, np.float32), np.zeros(3, np.int64)))
+    np.testing.assert_array_equal(facing.asked, boxes[1:])
+    assert classifier.upright.tolist() == [0.0, 90.0, 0.0]  # the square one: the network's unsure answer

@@ -142,9 +142,13 @@ class CardDetector:
         doubted = found.confidence >= self.reread_from
         if self.facing is None or not len(found):
             return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted))
-        from vision.reader.facing import upright_turns
+        from vision.reader.facing import may_lie_sideways, upright_turns
 
-        upright = upright_turns(*self.facing.facing(frame_bgr, found.xyxy))
+        # Only the finds that may lie sideways are asked about: a tall one is read as it lies anyway.
+        upright = np.zeros(len(found))
+        asked = may_lie_sideways(found.xyxy)
+        if asked.any():
+            upright[asked] = upright_turns(*self.facing.facing(frame_bgr, found.xyxy[asked]))
         return read_with_neighbours(found, self.classifier.read_boxes(frame_bgr, found.xyxy, doubted, upright=upright))
 
     def named(self, found: Detections, probabilities: np.ndarray) -> Detections:

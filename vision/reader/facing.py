@@ -209,6 +209,19 @@ class TableFacing:
 SIDEWAYS_FROM = 45.0
 
 
+#: A find whose box is this many times taller than wide lies within about 30° of upright or upside
+#: down (a corner index, rank over suit, is about 0.6 times as wide as tall): :func:`upright_turns`
+#: would leave it as it lies, so the facing network need not read it for the classifier.
+TALL = 1.2
+
+
+def may_lie_sideways(boxes: np.ndarray) -> np.ndarray:
+    """(n,) booleans: the (n, 4) boxes not clearly taller than wide (:data:`TALL`), whose index may lie
+    sideways."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return boxes[:, 3] - boxes[:, 1] < TALL * (boxes[:, 2] - boxes[:, 0])
+
+
 def upright_turns(ups: np.ndarray, sureness: np.ndarray) -> np.ndarray:
     """(n,) degrees (anticlockwise) that stand each index upright: its top, pointing along ``ups``
     ((n, 2) unit directions in the picture, y down), turned to point up; 0 where the index lies

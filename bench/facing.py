@@ -9,9 +9,9 @@ every find that may lie sideways, for the classifier to read it upright, and the
 table's turn), the same with the facing network off (each find read as it lies), and the facing
 network alone on the frame's finds that may lie sideways; then both readers with team areas drawn
 around each team's cards, where the table reader faces only the middle's sure finds (for the turn
-card, ``vision.reader.facing.finds_to_face``). Each run reads a fresh copy of the frame, made before its clock starts, as a camera gives a new one (the
-facing network answers the picture it has just read from memory). Prints median milliseconds and
-the share the facing adds each way.
+card, ``vision.reader.facing.finds_to_face``). Each run reads a fresh copy of the frame, made before
+its clock starts, as a camera gives a new one (the facing network answers the picture it has just
+read from memory). Prints median milliseconds and the share the facing adds each way.
 """
 
 from __future__ import annotations

@@ -78,11 +78,12 @@ class DeckTeacher:
     def finds(self, frame_bgr: np.ndarray):
         """:class:`~vision.reader.detections.Detections` of the corner indexes the detector is sure of,
         each named by the classifier (its ``confidence``: how sure it is of that name), a sideways one
-        read upright as the reader reads it in play; ``up``: which way the facing network sees each index's top (zero
-        where it is unsure), the way :func:`upright_crops` turns it for the lesson."""
+        read upright as the reader reads it in play; ``up``: which way the facing network sees each
+        index's top (zero where it is unsure or was not asked), the way :func:`upright_crops` turns it
+        for the lesson."""
         from vision.reader.card_reader import shipped_facing
         from vision.reader.detector import CardDetector
-        from vision.reader.facing import TableFacing, upright_turns
+        from vision.reader.facing import TableFacing, may_lie_sideways, upright_turns
         from vision.reader.index_classifier import named_finds
 
         if self._boxes is None:  # all three loaded, or none kept: a damaged file is reported each time
@@ -93,7 +94,11 @@ class DeckTeacher:
         found = self._boxes.detect(frame_bgr)
         if not len(found) or self._facing is None:
             return self._names.name(frame_bgr, found)
-        ups, sureness = self._facing.facing(frame_bgr, found.xyxy)
+        # Asked about as the reader asks in play (CardDetector.read): a tall find is read as it lies.
+        asked = may_lie_sideways(found.xyxy)
+        ups, sureness = np.zeros((len(found), 2)), np.zeros(len(found))
+        if asked.any():
+            ups[asked], sureness[asked] = self._facing.facing(frame_bgr, found.xyxy[asked])
         named = named_finds(found, self._names.read_boxes(frame_bgr, found.xyxy, upright=upright_turns(ups, sureness)))
         known = (sureness >= TableFacing.SURE)[:, None]
         return Detections(named.xyxy, named.confidence, named.class_id, np.where(known, ups, 0.0))

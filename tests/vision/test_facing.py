@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from vision.model.facing_training import labelled_directions, labelled_ups
+from vision.reader.classes import class_id
 from vision.reader.facing import BINS, TableFacing, TableTurn, bin_angles, direction_bin, table_turn
 from vision.reader.team_areas import TableFrame, TableSetup, TableSetupError
 
@@ -476,3 +477,71 @@ def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the
     np.testing.assert_array_equal(again[1], sureness[[2, 0]])
     reader.facing(picture.copy(), boxes[:1])  # another picture (even alike) is read afresh
     assert read == [3, 1]
+
+
+def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: bool = False):
+    """A close-up's loose cards as the detector boxes them: each card turned ``turn_degrees``, its two
+    index boxes the turn's axis-aligned bounds (a 45° turn widens them about 1.4 times), with the
+    facing network's tops where ``with_tops``; ``between``: a third card's index on the first card's
+    face, between its corners (a card lying over it)."""
+    from vision.reader.detections import Detections
+
+    index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])  # 24 × 40 px
+    boxes, ups, classes = [], [], []
+    for place, code in (((300.0, 250.0), "7H"), ((900.0, 650.0), "KS"), ((1400.0, 300.0), "4D")):
+        p, q, up_p, up_q = _card_corners(turn_degrees, at=place, size=20.0)
+        for centre, up in ((p, up_p), (q, up_q)):
+            angle = np.arctan2(up[0], -up[1])
+            rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            corners = index @ rotate.T + centre
+            boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+            ups.append(up if with_tops else np.zeros(2))
+            classes.append(class_id(code))
+    if between:
+        p, q, _, _ = _card_corners(turn_degrees, at=(300.0, 250.0), size=20.0)
+        middle = (p + q) / 2
+        boxes.append([middle[0] - 20, middle[1] - 20, middle[0] + 20, middle[1] + 20])
+        ups.append(np.array([0.0, -1.0]))
+        classes.append(class_id("9C"))
+    return Detections(np.array(boxes), np.full(len(boxes), 0.8), classes, up=np.array(ups))
+
+
+@pytest.mark.parametrize("turn", [40.0, 135.0, 225.0, 310.0])
+def test_a_loose_card_turned_well_off_the_table_is_read_once_by_its_corners_tops(turn):
+    """A close-up's loose cards lie every way round. Turned about 45°, a card's two corners lie
+    fewer index boxes apart than any frame's index diagonal (the turn widens the boxes), so pairing
+    by the diagonal alone read each such card twice; their tops pointing apart join them."""
+    from vision.reader.physical_cards import see_cards
+    from vision.reader.team_areas import TableFrame, TableSetup
+
+    frame = TableFrame(TableSetup(), (1920, 1080))
+    codes = sorted(card.code for card in see_cards(_turned_card_finds(turn), frame).cards)
+    assert codes == ["4D", "7H", "KS"]
+    # Another card's index between the corners: a card lies over this one, whose corners may be two cards'.
+    covered = [card.code for card in see_cards(_turned_card_finds(turn, between=True), frame).cards]
+    assert covered.count("7H") == 2
+
+
+def test_the_tops_are_what_joins_a_turned_cards_corners():
+    """Turned 40°, the corners' step runs nearly down the picture: without their tops the same
+    boxes are read as two cards each."""
+    from vision.reader.physical_cards import see_cards
+    from vision.reader.team_areas import TableFrame, TableSetup
+
+    frame = TableFrame(TableSetup(), (1920, 1080))
+    assert len(see_cards(_turned_card_finds(40.0), frame).cards) == 3
+    assert len(see_cards(_turned_card_finds(40.0, with_tops=False), frame).cards) == 6
+
+
+def test_two_cards_of_one_code_standing_alike_are_never_joined_by_their_tops():
+    """Two identical cards of a meld (one from each deck) stand alike: their tops point one way, so
+    however they lie they are two cards."""
+    from vision.reader.detections import Detections
+    from vision.reader.physical_cards import see_cards
+    from vision.reader.team_areas import TableFrame, TableSetup
+
+    p, q, up_p, _ = _card_corners(45.0, at=(500.0, 300.0), size=31.0)
+    found = Detections(np.array([[*(p - 20), *(p + 20)], [*(q - 20), *(q + 20)]]), [0.8, 0.8],
+                       [class_id("7H")] * 2, up=np.array([up_p, up_p]))
+    cards = see_cards(found, TableFrame(TableSetup(), (1920, 1080))).cards
+    assert [card.code for card in cards] == ["7H", "7H"]

@@ -319,6 +319,8 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
                 detections = Detections(detections.xyxy, detections.confidence, class_id)
             found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck,
                           slopes)
+            if mine is sure_mine and side != MIDDLE:  # the middle's heap lies askew: its own rules
+                found = _join_faced_corners(found, _faced_corners(detections, upright, sides, mine))
             if side == MIDDLE and memory is not None and mine is sure_mine:
                 found = _turn_card_apart(found, mine, detections, memory.turn_card())
             for members in found:
@@ -386,23 +388,8 @@ def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides:
     perspective alone, the middle's alone with team areas, where no pair lies on two sides."""
     if detections.up is None:
         return
-    ups, centres = detections.up, detections.centers
-    x0, y0, x1, y1 = detections.xyxy.T
-    pixels = np.sqrt(np.maximum((x1 - x0) * (y1 - y0), 1e-9))  # the index sizes in the picture
-    faced = measure & (np.linalg.norm(ups, axis=1) > 0.5)
-    partners: dict[int, list[int]] = {}
-    for cls in np.unique(detections.class_id[faced]):
-        members = np.flatnonzero(faced & (detections.class_id == cls))
-        for a, i in enumerate(members):
-            for j in members[a + 1:]:
-                if sides[i] != sides[j] and _like_sized(pixels[i], pixels[j], SAME_DECK_SIZES[1]) \
-                        and _opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2):
-                    partners.setdefault(int(i), []).append(int(j))
-                    partners.setdefault(int(j), []).append(int(i))
-    for i, mine in partners.items():
-        j = mine[0]
-        if len(mine) != 1 or partners[j] != [i] or i > j:
-            continue
+    faced = measure & (np.linalg.norm(detections.up, axis=1) > 0.5)
+    for i, j in _corners_by_tops(detections, faced, lambda i, j: sides[i] != sides[j]):
         # Middle and team A share one frame; team B's is turned half round.
         own = [upright[k] * (-1.0 if sides[k] == "B" else 1.0) for k in (i, j)]
         side = MIDDLE if MIDDLE in (sides[i], sides[j]) else "A" if own[0][1] + own[1][1] >= 0 else "B"
@@ -426,6 +413,66 @@ def _opposite_corners(p: np.ndarray, q: np.ndarray, up_p: np.ndarray, up_q: np.n
     across, down = float(step @ np.array([-top[1], top[0]])), float(-(step @ top))
     slope = math.degrees(math.atan2(down, across))
     return slopes[0] <= slope <= slopes[1] and 2.0 <= math.hypot(across, down) / size <= 12.0
+
+
+#: Another index within this share of the way's length of the line between two faced corners
+#: (:func:`_faced_corners`) lies between them: another card lies over this one.
+FACED_BETWEEN = 0.12
+#: Only indexes whose box's longer side is at least this many pixels are joined by their tops: a
+#: close-up's. On a far table's small indexes the tops are less sure, and pairing by the frame's
+#: diagonal, measured on its many upright cards, serves.
+FACED_FROM = 24.0
+
+
+def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarray,
+                   mine: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs (indexes into ``mine``, one side's sure finds) that are one card's top-left and
+    bottom-right indexes by their tops (:func:`_corners_by_tops`), the boxes at least
+    :data:`FACED_FROM` pixels, no other index between them. Pairing by the frame's index diagonal
+    misses a card turned well off the table's axis, whose index boxes the turn widens (a card 45°
+    round has boxes about 1.4 times as wide, so its corners lie fewer "sizes" apart than any diagonal
+    the frame measures): a close-up's loose cards were read twice. The tops tell such a card in any
+    turn; a column's twins stand alike and never pair so."""
+    if detections.up is None or len(mine) < 2:
+        return []
+    own = detections[mine]
+    x0, y0, x1, y1 = own.xyxy.T
+    faced = (np.linalg.norm(own.up, axis=1) > 0.5) & (np.maximum(x1 - x0, y1 - y0) >= FACED_FROM)
+    points, class_id, side = upright[mine], own.class_id, sides[mine]
+    return [(i, j) for i, j in _corners_by_tops(own, faced)
+            if not _on_the_way(points[i], points[j], i, FACED_BETWEEN * float(np.linalg.norm(points[j] - points[i])),
+                               points, class_id, side, down_a_side=False)]
+
+
+def _corners_by_tops(detections: Detections, faced: np.ndarray, allowed=None) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, of the ``faced`` finds (their tops known) that are one card's
+    top-left and bottom-right indexes (:func:`_opposite_corners`): one class, about one size, each the
+    other's only such find; ``allowed(i, j)``, where given, must hold too."""
+    ups, centres = detections.up, detections.centers
+    x0, y0, x1, y1 = detections.xyxy.T
+    pixels = np.sqrt(np.maximum((x1 - x0) * (y1 - y0), 1e-9))  # the index sizes in the picture
+    partners: dict[int, list[int]] = {}
+    for cls in np.unique(detections.class_id[faced]):
+        members = np.flatnonzero(faced & (detections.class_id == cls))
+        for a, i in enumerate(members):
+            for j in members[a + 1:]:
+                if (allowed is None or allowed(i, j)) and _like_sized(pixels[i], pixels[j], SAME_DECK_SIZES[1]) \
+                        and _opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2):
+                    partners.setdefault(int(i), []).append(int(j))
+                    partners.setdefault(int(j), []).append(int(i))
+    return [(i, found[0]) for i, found in partners.items()
+            if len(found) == 1 and partners[found[0]] == [i] and i < found[0]]
+
+
+def _join_faced_corners(cards: list[list[int]], pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """``cards`` (lists of indexes of one side's finds) with each of the ``pairs``
+    (:func:`_faced_corners`) whose two indexes pairing left as lone cards joined into one card."""
+    lone = {card[0]: card for card in cards if len(card) == 1}
+    for i, j in pairs:
+        if i in lone and j in lone:
+            lone[i].append(j)
+            lone[j].clear()
+    return [card for card in cards if card]
 
 
 def _index_shapes(detections: Detections, frame: TableFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -479,11 +479,12 @@ def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the
     assert read == [3, 1]
 
 
-def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: bool = False):
+def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: bool = False, six: bool = False):
     """A close-up's loose cards as the detector boxes them: each card turned ``turn_degrees``, its two
     index boxes the turn's axis-aligned bounds (a 45° turn widens them about 1.4 times), with the
     facing network's tops where ``with_tops``; ``between``: a third card's index on the first card's
-    face, between its corners (a card lying over it)."""
+    face, between its corners (a card lying over it); ``six``: an upright 6♥ too, its bottom-right
+    index read as a 9♥ (which the reader names as the top-left one reads)."""
     from vision.reader.detections import Detections
 
     index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])  # 24 × 40 px
@@ -495,6 +496,12 @@ def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: boo
             rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
             corners = index @ rotate.T + centre
             boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+            ups.append(up if with_tops else np.zeros(2))
+            classes.append(class_id(code))
+    if six:
+        p, q, up_p, up_q = _card_corners(0.0, at=(1000.0, 700.0), size=45.0)
+        for centre, up, code in ((p, up_p, "6H"), (q, up_q, "9H")):
+            boxes.append([centre[0] - 12, centre[1] - 20, centre[0] + 12, centre[1] + 20])
             ups.append(up if with_tops else np.zeros(2))
             classes.append(class_id(code))
     if between:
@@ -517,6 +524,9 @@ def test_a_loose_card_turned_well_off_the_table_is_read_once_by_its_corners_tops
     frame = TableFrame(TableSetup(), (1920, 1080))
     codes = sorted(card.code for card in see_cards(_turned_card_finds(turn), frame).cards)
     assert codes == ["4D", "7H", "KS"]
+    # A 9 named as its card's 6 on the way (the finds rebuilt with their new names) changes nothing.
+    named = sorted(card.code for card in see_cards(_turned_card_finds(turn, six=True), frame).cards)
+    assert named == ["4D", "6H", "7H", "KS"]
     # Another card's index between the corners: a card lies over this one, whose corners may be two cards'.
     covered = [card.code for card in see_cards(_turned_card_finds(turn, between=True), frame).cards]
     assert covered.count("7H") == 2

@@ -13,6 +13,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.evaluation.bands import band_names, band_of, long_sides
@@ -20,6 +21,21 @@ from vision.evaluation.bands import band_names, band_of, long_sides
 #: A card read lies on a labelled index when the index's centre is this close to its box (pixels),
 #: or within half the index's longer side where that is more.
 NEAR_PX = 40.0
+
+
+#: The ``cv2.rotate`` code that turns a picture clockwise by so many degrees (0: as it is).
+TURNS = {0: None, 90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+def turn_picture(picture: np.ndarray, degrees: int) -> np.ndarray:
+    """The picture turned clockwise by ``degrees`` (one of :data:`TURNS`)."""
+    _check_turn(degrees)
+    return picture if TURNS[degrees] is None else cv2.rotate(picture, TURNS[degrees])
+
+
+def _check_turn(degrees: int) -> None:
+    if degrees not in TURNS:
+        raise ValueError(f"a photo turns by 0, 90, 180 or 270 degrees, not {degrees}")
 
 
 class LabelsFileError(ValueError):
@@ -47,6 +63,20 @@ class LabelledPhoto:
         if factor == 1.0:
             return self
         return LabelledPhoto(self.path, tuple(LabelledCard(c.code, c.boxes * factor) for c in self.cards))
+
+    def turned(self, degrees: int, width: int, height: int) -> LabelledPhoto:
+        """The labels of this photo (``width`` × ``height`` pixels) with the picture turned clockwise
+        by ``degrees`` (0, 90, 180 or 270) as :func:`turn_picture` turns it: a photo taken holding the
+        phone another way."""
+        _check_turn(degrees)
+        turn = {0: lambda x, y: (x, y), 90: lambda x, y: (height - y, x),
+                180: lambda x, y: (width - x, height - y), 270: lambda x, y: (y, width - x)}[degrees]
+
+        def boxes(b: np.ndarray) -> np.ndarray:
+            xs, ys = turn(b[:, [0, 2]], b[:, [1, 3]])
+            return np.stack([xs.min(1), ys.min(1), xs.max(1), ys.max(1)], 1)
+
+        return LabelledPhoto(self.path, tuple(LabelledCard(c.code, boxes(c.boxes)) for c in self.cards))
 
 
 @dataclass

@@ -316,7 +316,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
             if (twins != detections.class_id[mine]).any():
                 class_id = detections.class_id.copy()
                 class_id[mine] = twins
-                detections = Detections(detections.xyxy, detections.confidence, class_id)
+                detections = Detections(detections.xyxy, detections.confidence, class_id, detections.up)
             found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck,
                           slopes)
             if mine is sure_mine and side != MIDDLE:  # the middle's heap lies askew: its own rules
@@ -428,11 +428,11 @@ def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarra
                    mine: np.ndarray) -> list[tuple[int, int]]:
     """Pairs (indexes into ``mine``, one side's sure finds) that are one card's top-left and
     bottom-right indexes by their tops (:func:`_corners_by_tops`), the boxes at least
-    :data:`FACED_FROM` pixels, no other index between them. Pairing by the frame's index diagonal
-    misses a card turned well off the table's axis, whose index boxes the turn widens (a card 45°
-    round has boxes about 1.4 times as wide, so its corners lie fewer "sizes" apart than any diagonal
-    the frame measures): a close-up's loose cards were read twice. The tops tell such a card in any
-    turn; a column's twins stand alike and never pair so."""
+    :data:`FACED_FROM` pixels, no index of another code among the side's sure finds between them.
+    Pairing by the frame's index diagonal misses a card turned well off the table's axis, whose
+    index boxes the turn widens (a card 45° round has boxes about 1.4 times as wide, so its corners
+    lie fewer "sizes" apart than any diagonal the frame measures): each corner would be a card. The
+    tops tell such a card in any turn; a column's twins stand alike and never pair so."""
     if detections.up is None or len(mine) < 2:
         return []
     own = detections[mine]

@@ -435,9 +435,11 @@ def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarra
     tops tell such a card in any turn; a column's twins stand alike and never pair so."""
     if detections.up is None or len(mine) < 2:
         return []
+    x0, y0, x1, y1 = detections.xyxy[mine].T
+    faced = (np.linalg.norm(detections.up[mine], axis=1) > 0.5) & (np.maximum(x1 - x0, y1 - y0) >= FACED_FROM)
+    if faced.sum() < 2:  # most frames of a set-up table: its sides' finds are not faced
+        return []
     own = detections[mine]
-    x0, y0, x1, y1 = own.xyxy.T
-    faced = (np.linalg.norm(own.up, axis=1) > 0.5) & (np.maximum(x1 - x0, y1 - y0) >= FACED_FROM)
     points, class_id, side = upright[mine], own.class_id, sides[mine]
     return [(i, j) for i, j in _corners_by_tops(own, faced)
             if not _on_the_way(points[i], points[j], i, FACED_BETWEEN * float(np.linalg.norm(points[j] - points[i])),

@@ -555,3 +555,50 @@ def test_two_cards_of_one_code_standing_alike_are_never_joined_by_their_tops():
                        [class_id("7H")] * 2, up=np.array([up_p, up_p]))
     cards = see_cards(found, TableFrame(TableSetup(), (1920, 1080))).cards
     assert [card.code for card in cards] == ["7H", "7H"]
+
+
+
+def _four_index_card_finds(turn_degrees: float, with_tops: bool = True):
+    """Three upright cards showing their top-left and bottom-right indexes (the frame's index diagonal,
+    60 × 84 px), and a 5♣ of a deck that prints an index in every corner, turned ``turn_degrees``,
+    only its two top indexes in view (the others covered), with the facing network's tops where
+    ``with_tops``."""
+    from vision.reader.detections import Detections
+
+    index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])  # 24 × 40 px
+    boxes, ups, classes = [], [], []
+
+    def add(centre, up, code):
+        angle = np.arctan2(up[0], -up[1])
+        rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        corners = index @ rotate.T + centre
+        boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+        ups.append(up if with_tops else np.zeros(2))
+        classes.append(class_id(code))
+
+    for place, code in (((300.0, 200.0), "7H"), ((600.0, 200.0), "KS"), ((900.0, 200.0), "4D")):
+        p, q, up_p, up_q = _card_corners(0.0, at=place, size=20.0)
+        add(p, up_p, code)
+        add(q, up_q, code)
+    angle = np.radians(turn_degrees)
+    rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    top_left, up = np.array([700.0, 600.0]), rotate @ np.array([0.0, -1.0])
+    add(top_left, up, "5C")
+    add(top_left + rotate @ np.array([60.0, 0.0]), up, "5C")  # top-right: the diagonal's width across
+    return Detections(np.array(boxes), np.full(len(boxes), 0.8), classes, up=np.array(ups))
+
+
+@pytest.mark.parametrize("turn", [60.0, 90.0, 120.0, 270.0, 300.0])
+def test_a_four_index_cards_two_top_corners_are_read_as_one_card_whichever_way_it_lies(turn):
+    """A deck that prints an index in every corner shows a card's two top indexes side by side, their
+    tops pointing one way. Upright or nearly, the frame's top-left to top-right step pairs them;
+    turned a quarter round or so (a close-up's loose card, a fan held sideways) nothing did, and the
+    card was read twice. Their tops pointing one way across the step join them."""
+    from vision.reader.physical_cards import see_cards
+    from vision.reader.team_areas import TableFrame, TableSetup
+
+    frame = TableFrame(TableSetup(), (1920, 1080))
+    codes = sorted(card.code for card in see_cards(_four_index_card_finds(turn), frame).cards)
+    assert codes == ["4D", "5C", "7H", "KS"]
+    unfaced = sorted(card.code for card in see_cards(_four_index_card_finds(turn, with_tops=False), frame).cards)
+    assert unfaced == ["4D", "5C", "5C", "7H", "KS"]

@@ -320,7 +320,8 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
             found = _pair(detections.class_id[mine], upright[mine], sides[mine], diagonals, sizes[mine], same_deck,
                           slopes)
             if mine is sure_mine and side != MIDDLE:  # the middle's heap lies askew: its own rules
-                found = _join_faced_corners(found, _faced_corners(detections, upright, sides, mine))
+                found = _join_faced_corners(found, _faced_corners(detections, upright, sides, mine,
+                                                                  float(diagonals[0][0])))
             if side == MIDDLE and memory is not None and mine is sure_mine:
                 found = _turn_card_apart(found, mine, detections, memory.turn_card())
             for members in found:
@@ -415,6 +416,29 @@ def _opposite_corners(p: np.ndarray, q: np.ndarray, up_p: np.ndarray, up_q: np.n
     return slopes[0] <= slope <= slopes[1] and 2.0 <= math.hypot(across, down) / size <= 12.0
 
 
+#: Two indexes' tops at most this many degrees apart point one way, as a card's two top indexes do.
+SAME_TOPS = 20.0
+#: A card's two top indexes: the step between them across the card's top, within the first share of
+#: the frame's top-left to top-right index step, and along its top by at most the second share of it.
+ACROSS_THE_TOP = (0.25, 0.35)
+
+
+def _across_the_top(step: np.ndarray, up_p: np.ndarray, up_q: np.ndarray, in_frame: np.ndarray, across: float) -> bool:
+    """Whether two indexes, their tops pointing along ``up_p`` and ``up_q`` and the second a picture
+    ``step`` from the first (``in_frame`` in the reader's frame), are one card's two top (or two
+    bottom) indexes, a deck that prints one in every corner: the tops within :data:`SAME_TOPS` of one
+    way, and the step across the card's top as long as a card's top-left to top-right index step
+    in the frame (``across``, :data:`ACROSS_THE_TOP`), whichever way the card lies. A card turned
+    off the frame's axis pairs no other way."""
+    up_p, up_q = up_p / np.linalg.norm(up_p), up_q / np.linalg.norm(up_q)
+    if float(up_p @ up_q) < math.cos(math.radians(SAME_TOPS)):
+        return False
+    top = (up_p + up_q) / np.linalg.norm(up_p + up_q)
+    length = float(np.linalg.norm(in_frame))
+    along = abs(float(step @ top)) / max(float(np.linalg.norm(step)), 1e-9) * length
+    return abs(length - across) <= ACROSS_THE_TOP[0] * across and along <= ACROSS_THE_TOP[1] * across
+
+
 #: Another index within this share of the way's length of the line between two faced corners
 #: (:func:`_faced_corners`) lies between them: another card lies over this one.
 FACED_BETWEEN = 0.12
@@ -425,7 +449,7 @@ FACED_FROM = 24.0
 
 
 def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarray,
-                   mine: np.ndarray) -> list[tuple[int, int]]:
+                   mine: np.ndarray, across: float | None = None) -> list[tuple[int, int]]:
     """Pairs (indexes into ``mine``, one side's sure finds) that are one card's top-left and
     bottom-right indexes by their tops (:func:`_corners_by_tops`), the boxes at least
     :data:`FACED_FROM` pixels, no index of another code among the side's sure finds between them.
@@ -441,15 +465,17 @@ def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarra
         return []
     own = detections[mine]
     points, class_id, side = upright[mine], own.class_id, sides[mine]
-    return [(i, j) for i, j in _corners_by_tops(own, faced)
+    return [(i, j) for i, j in _corners_by_tops(own, faced, across=None if across is None else (points, across))
             if not _on_the_way(points[i], points[j], i, FACED_BETWEEN * float(np.linalg.norm(points[j] - points[i])),
                                points, class_id, side, down_a_side=False)]
 
 
-def _corners_by_tops(detections: Detections, faced: np.ndarray, allowed=None) -> list[tuple[int, int]]:
+def _corners_by_tops(detections: Detections, faced: np.ndarray, allowed=None, across=None) -> list[tuple[int, int]]:
     """Pairs ``(i, j)``, ``i < j``, of the ``faced`` finds (their tops known) that are one card's
     top-left and bottom-right indexes (:func:`_opposite_corners`): one class, about one size, each the
-    other's only such find; ``allowed(i, j)``, where given, must hold too."""
+    other's only such find; ``allowed(i, j)``, where given, must hold too. With ``across`` (the finds'
+    points in a frame, and a card's top-left to top-right index step there), also the two top or two
+    bottom indexes of a deck that prints one in every corner (:func:`_across_the_top`)."""
     ups, centres = detections.up, detections.centers
     x0, y0, x1, y1 = detections.xyxy.T
     pixels = np.sqrt(np.maximum((x1 - x0) * (y1 - y0), 1e-9))  # the index sizes in the picture
@@ -459,7 +485,9 @@ def _corners_by_tops(detections: Detections, faced: np.ndarray, allowed=None) ->
         for a, i in enumerate(members):
             for j in members[a + 1:]:
                 if (allowed is None or allowed(i, j)) and _like_sized(pixels[i], pixels[j], SAME_DECK_SIZES[1]) \
-                        and _opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2):
+                        and (_opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2)
+                             or across is not None and _across_the_top(centres[j] - centres[i], ups[i], ups[j],
+                                                                       across[0][j] - across[0][i], across[1])):
                     partners.setdefault(int(i), []).append(int(j))
                     partners.setdefault(int(j), []).append(int(i))
     return [(i, found[0]) for i, found in partners.items()

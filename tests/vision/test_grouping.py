@@ -180,6 +180,23 @@ def test_twins_of_two_decks_each_seen_by_one_index_stay_two_cards():
         ["10C", "10C", "10D", "10H"]
 
 
+def test_a_card_below_its_twin_is_its_lower_corner_unless_seen_by_its_top_left_and_bottom_right():
+    # A deck with an index in every corner shows a card's two bottom indexes level, and two down a
+    # side: below a card of their code, they are that card's lower corners. A card seen by its
+    # top-left and bottom-right indexes is a whole card (a close-up's fan of queens lost one so).
+    above = _card("QS", "A", 0.0, 1.0)
+    diagonal_pair = replace(_card("QS", "A", 0.1, 1.8, indexes=2), index_xs=(0.1, 0.1 + DIAGONAL[0]))
+    level_pair = replace(diagonal_pair, index_y=diagonal_pair.top_left[1])
+    others = _column("7C", "B", -1.0, 0.7)
+
+    def queens(lower: SeenCard) -> int:
+        return sum(card.code == "QS" for card in group_cards(_seen(above, lower, *others), (1920, 1080)).cards())
+
+    side_pair = replace(diagonal_pair, index_xs=(0.1, 0.1))  # top-left and bottom-left
+    assert queens(diagonal_pair) == 2
+    assert queens(level_pair) == 1 and queens(side_pair) == 1
+
+
 def test_a_mark_far_smaller_than_the_sides_indexes_is_no_card():
     # Check hand video seed 66: gnome-tango prints a small suit sign in the corners without an
     # index, read as a joker about 0.37 of the side's index size; alone, it made a canasta pile of

@@ -78,6 +78,12 @@ MIN_INDEX_SHARE = 0.42
 MIN_MELD = value("meld.min_cards")
 #: Cards one step apart: their top-left indexes within this share of a card's width and height.
 STEP = (0.6, 0.55)
+#: Two indexes of a card are its top-left and bottom-right (:func:`_lower_index_of`) where they lie at
+#: least the first share of a card's width apart across and their mean at least the second share of
+#: its height below the higher: the index diagonal is about 0.74 widths across and 0.7 heights down
+#: (its mean 0.35 below). A card's two bottom indexes lie level, and its two down a side one above the
+#: other (a deck with an index in every corner).
+DIAGONAL_PAIR = (0.4, 0.2)
 
 
 def group_cards(seen: CardsSeen, image_size: tuple[int, int], areas_set: bool = False) -> TableReading:
@@ -260,10 +266,16 @@ def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], seen: CardsSee
     suit, or a 9 below a 6, is such a lower index too, read as its turned twin
     (:data:`~vision.reader.physical_cards.TURNED_TWINS`) where its card's diagonal did not pair the two
     (held-out video seed 31: the bottom index of the far side's last 6♦ of a column, read 9♦, made a
-    canasta pile of 9s for the whole hand)."""
+    canasta pile of 9s for the whole hand). A card seen by two indexes is such a lower corner only where
+    they are not its top-left and bottom-right (:data:`DIAGONAL_PAIR`): a deck with an index in every
+    corner shows its two bottom ones level, and two down a side. A top-left and bottom-right pair is
+    a whole card (a fan's card below its twin in a close-up was dropped so)."""
     if len(group) > 1 or len(group[0].detections) > 2:
         return False
     lone = group[0]
+    if len(lone.detections) == 2 and lone.index_y - lone.top_left[1] >= DIAGONAL_PAIR[1] * height \
+            and np.ptp(lone.index_xs) >= DIAGONAL_PAIR[0] * width:
+        return False
     return any(card is not lone and card.code in (lone.code, _turned_twin(lone.code))
                and (len(card.detections) > 1 or seen.one_deck(card, lone))
                and abs(lone.top_left[0] - card.top_left[0]) < width

@@ -461,6 +461,30 @@ def test_a_card_the_middle_line_splits_is_given_to_one_side():
         assert list(sides) == list(before)
 
 
+def test_a_four_index_cards_two_top_corners_split_by_the_middle_line_go_to_one_side():
+    """A card of a deck with an index in every corner, turned a quarter round across the guessed
+    middle line, shows its two top indexes one each side, their tops pointing one way: as wide apart
+    as the frame's index diagonal (here the decks' typical one for 20 px boxes, 60 px), they are one
+    card's and go to one side; left apart, each team would count the card."""
+    from vision.reader.detections import Detections
+    from vision.reader.physical_cards import _corners_split_by_a_line
+
+    up = np.array([-1.0, 0.0])  # the card's top points left; across its top runs down the picture
+    centres = np.array([[400.0, 335.0], [400.0, 395.0], [900.0, 500.0]])
+    boxes = np.concatenate([centres - 10.0, centres + 10.0], axis=1)
+    found = Detections(boxes, np.full(3, 0.9), [5, 5, 9], up=np.array([up, up, [0.0, -1.0]]))
+
+    def split(with_sizes: bool) -> list[str]:
+        upright = found.centers - [0.0, 360.0]
+        sides = np.where(upright[:, 1] >= 0, "A", "B")
+        upright[sides == "B"] *= -1
+        _corners_split_by_a_line(found, upright, sides, np.ones(3, bool), np.full(3, 20.0) if with_sizes else None)
+        return list(sides)
+
+    assert split(with_sizes=False) == ["B", "A", "A"]
+    assert split(with_sizes=True) == ["A", "A", "A"]  # the card's centre lies on team A's side
+
+
 def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the_table_reader():
     from vision.reader.facing import DEFAULT_FACING_WEIGHTS, FacingReader
 

@@ -275,7 +275,7 @@ def see_cards(detections: Detections, frame: TableFrame, memory: ViewMemory | No
         _middle_band(upright, sides, detections.class_id, sizes, slopes, ~weak)
     elif not frame.set_up:
         _cards_across_the_line(upright, sides, detections.class_id, sizes, slopes, ~weak)
-    _corners_split_by_a_line(detections, upright, sides, ~weak)
+    _corners_split_by_a_line(detections, upright, sides, ~weak, sizes, slopes)
     turns = []
     if frame.setup.perspective is None:
         for side in ("A", "B"):
@@ -378,19 +378,31 @@ OPPOSITE_TOPS = 150.0
 
 
 def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides: np.ndarray,
-                             measure: np.ndarray) -> None:
+                             measure: np.ndarray, sizes: np.ndarray | None = None,
+                             slopes: tuple[float, float] = DIAGONAL_SLOPE["camera"]) -> None:
     """Give one side (in place) both corners of a card that the line between the sides split: two
     sure indexes (``measure``) of one code on two sides, their tops pointing opposite ways, the second
     down and right of the first in their card's own frame (:func:`_opposite_corners`), each the
-    other's only such index. Both go to the middle where one lies there, else to the side of the
-    card's centre. Left apart, each would make a card of its own: a card lying across the middle
-    line, or turned across a team's side, would count for both teams. Only the faced finds have
-    tops (:func:`vision.reader.facing.finds_to_face`): every find without a set-up or with a
-    perspective alone, the middle's alone with team areas, where no pair lies on two sides."""
+    other's only such index; given the index ``sizes`` (frame units) and the diagonal's ``slopes``,
+    also a four-index card's two top (or bottom) indexes, their tops one way across the step between
+    them, as wide apart as the frame's index diagonal (:func:`_across_the_top`). Both go to the middle
+    where one lies there, else to the side of the card's centre. Left apart, each would make a card
+    of its own: a card lying across the middle line, or turned across a team's side, would count for
+    both teams. Only the faced finds have tops (:func:`vision.reader.facing.finds_to_face`): every
+    find without a set-up or with a perspective alone, the middle's alone with team areas, where no
+    pair lies on two sides."""
     if detections.up is None:
         return
     faced = measure & (np.linalg.norm(detections.up, axis=1) > 0.5)
-    for i, j in _corners_by_tops(detections, faced, lambda i, j: sides[i] != sides[j]):
+    if faced.sum() < 2:
+        return
+    across = None
+    if sizes is not None:  # a four-index card's two top indexes too, at the frame's diagonal's width
+        common = np.where((sides == "B")[:, None], -upright, upright)  # team B's side turned back
+        width = float(_diagonals(detections.class_id[measure], upright[measure], sizes[measure], sides[measure],
+                                 slopes)[0][0])
+        across = (common, width)
+    for i, j in _corners_by_tops(detections, faced, lambda i, j: sides[i] != sides[j], across):
         # Middle and team A share one frame; team B's is turned half round.
         own = [upright[k] * (-1.0 if sides[k] == "B" else 1.0) for k in (i, j)]
         side = MIDDLE if MIDDLE in (sides[i], sides[j]) else "A" if own[0][1] + own[1][1] >= 0 else "B"

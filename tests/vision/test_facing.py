@@ -503,6 +503,16 @@ def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the
     assert read == [3, 1]
 
 
+def _index_box(centre, up) -> list[float]:
+    """The axis-aligned box a detector draws round a 24 × 40 px corner index at ``centre`` whose top
+    points along ``up`` (a turn off the picture's axes widens it)."""
+    index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])
+    angle = np.arctan2(up[0], -up[1])
+    rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    corners = index @ rotate.T + centre
+    return [*corners.min(axis=0), *corners.max(axis=0)]
+
+
 def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: bool = False, six: bool = False):
     """A close-up's loose cards as the detector boxes them: each card turned ``turn_degrees``, its two
     index boxes the turn's axis-aligned bounds (a 45° turn widens them about 1.4 times), with the
@@ -511,15 +521,11 @@ def _turned_card_finds(turn_degrees: float, with_tops: bool = True, between: boo
     index read as a 9♥ (which the reader names as the top-left one reads)."""
     from vision.reader.detections import Detections
 
-    index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])  # 24 × 40 px
     boxes, ups, classes = [], [], []
     for place, code in (((300.0, 250.0), "7H"), ((900.0, 650.0), "KS"), ((1400.0, 300.0), "4D")):
         p, q, up_p, up_q = _card_corners(turn_degrees, at=place, size=20.0)
         for centre, up in ((p, up_p), (q, up_q)):
-            angle = np.arctan2(up[0], -up[1])
-            rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-            corners = index @ rotate.T + centre
-            boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+            boxes.append(_index_box(centre, up))
             ups.append(up if with_tops else np.zeros(2))
             classes.append(class_id(code))
     if six:
@@ -581,7 +587,6 @@ def test_two_cards_of_one_code_standing_alike_are_never_joined_by_their_tops():
     assert [card.code for card in cards] == ["7H", "7H"]
 
 
-
 def _four_index_card_finds(turn_degrees: float, with_tops: bool = True):
     """Three upright cards showing their top-left and bottom-right indexes (the frame's index diagonal,
     60 × 84 px), and a 5♣ of a deck that prints an index in every corner, turned ``turn_degrees``,
@@ -589,14 +594,10 @@ def _four_index_card_finds(turn_degrees: float, with_tops: bool = True):
     ``with_tops``."""
     from vision.reader.detections import Detections
 
-    index = np.array([[-12.0, -20.0], [12.0, -20.0], [12.0, 20.0], [-12.0, 20.0]])  # 24 × 40 px
     boxes, ups, classes = [], [], []
 
     def add(centre, up, code):
-        angle = np.arctan2(up[0], -up[1])
-        rotate = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-        corners = index @ rotate.T + centre
-        boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+        boxes.append(_index_box(centre, up))
         ups.append(up if with_tops else np.zeros(2))
         classes.append(class_id(code))
 

@@ -461,28 +461,50 @@ def test_a_card_the_middle_line_splits_is_given_to_one_side():
         assert list(sides) == list(before)
 
 
+def test_a_cards_top_left_and_bottom_right_pair_first_and_its_top_right_is_left_alone():
+    """A four-index card turned a quarter round shows its top-left, top-right and bottom-right: the
+    top-left could pair with either by their tops, and as the top-right's partner too it would be
+    nobody's only one. Top-left and bottom-right pair first, as before top pairs were looked for."""
+    from vision.reader.detections import Detections
+    from vision.reader.physical_cards import _corners_by_tops
+
+    rotate = np.array([[0.0, -1.0], [1.0, 0.0]])  # a quarter turn
+    top_left = np.array([500.0, 300.0])
+    centres = np.array([top_left, top_left + rotate @ [90.0, 0.0], top_left + rotate @ [90.0, 126.0]])
+    up = rotate @ [0.0, -1.0]
+    found = Detections(np.concatenate([centres - 15.0, centres + 15.0], axis=1), np.full(3, 0.9), [5, 5, 5],
+                       up=np.array([up, up, -up]))
+    assert _corners_by_tops(found, np.ones(3, bool)) == [(0, 2)]
+    assert _corners_by_tops(found, np.ones(3, bool), across=(centres, 90.0)) == [(0, 2)]
+    # Without the bottom-right, the two top indexes pair by their tops.
+    two = found[np.array([0, 1])]
+    assert _corners_by_tops(two, np.ones(2, bool), across=(centres[:2], 90.0)) == [(0, 1)]
+
+
 def test_a_four_index_cards_two_top_corners_split_by_the_middle_line_go_to_one_side():
     """A card of a deck with an index in every corner, turned a quarter round across the guessed
     middle line, shows its two top indexes one each side, their tops pointing one way: as wide apart
-    as the frame's index diagonal (here the decks' typical one for 20 px boxes, 60 px), they are one
-    card's and go to one side; left apart, each team would count the card."""
+    as the frame's index diagonal (here the decks' typical one for 30 px indexes, 90 px), they are
+    one card's and go to one side; left apart, each team would count the card. Small indexes (a far
+    table's, under 24 px) are not joined by their tops, so they are not moved either."""
     from vision.reader.detections import Detections
     from vision.reader.physical_cards import _corners_split_by_a_line
 
     up = np.array([-1.0, 0.0])  # the card's top points left; across its top runs down the picture
-    centres = np.array([[400.0, 335.0], [400.0, 395.0], [900.0, 500.0]])
-    boxes = np.concatenate([centres - 10.0, centres + 10.0], axis=1)
-    found = Detections(boxes, np.full(3, 0.9), [5, 5, 9], up=np.array([up, up, [0.0, -1.0]]))
+    centres = np.array([[400.0, 320.0], [400.0, 410.0], [900.0, 500.0]])
 
-    def split(with_sizes: bool) -> list[str]:
+    def split(half: float, with_sizes: bool = True) -> list[str]:
+        boxes = np.concatenate([centres - half, centres + half], axis=1)
+        found = Detections(boxes, np.full(3, 0.9), [5, 5, 9], up=np.array([up, up, [0.0, -1.0]]))
         upright = found.centers - [0.0, 360.0]
         sides = np.where(upright[:, 1] >= 0, "A", "B")
         upright[sides == "B"] *= -1
-        _corners_split_by_a_line(found, upright, sides, np.ones(3, bool), np.full(3, 20.0) if with_sizes else None)
+        _corners_split_by_a_line(found, upright, sides, np.ones(3, bool), np.full(3, 30.0) if with_sizes else None)
         return list(sides)
 
-    assert split(with_sizes=False) == ["B", "A", "A"]
-    assert split(with_sizes=True) == ["A", "A", "A"]  # the card's centre lies on team A's side
+    assert split(15.0, with_sizes=False) == ["B", "A", "A"]
+    assert split(15.0) == ["A", "A", "A"]  # the card's centre lies on team A's side
+    assert split(10.0) == ["B", "A", "A"]  # 20 px boxes
 
 
 def test_the_facing_network_reads_a_pictures_finds_once_for_the_detector_and_the_table_reader():

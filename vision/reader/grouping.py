@@ -258,18 +258,18 @@ def _in_reading_order(cards: list[SeenCard], height: float) -> list[SeenCard]:
 
 
 def _lower_index_of(group: list[SeenCard], cards: list[SeenCard], seen: CardsSeen, width: float, height: float) -> bool:
-    """Whether a card alone, seen by one index, is the lower index of a card just above it that has
-    the same code and was seen by one index too: the last card of a column or row, whose indexes
-    did not pair (a deck whose indexes sit elsewhere, such as the jokers'); not where both are seen
-    by one index that differ in size as two decks' do (twins of two decks in a fan: a lone lower
-    index under a card seen by more may be one of its own, partly covered). A lone 6 below a 9 of its
-    suit, or a 9 below a 6, is such a lower index too, read as its turned twin
-    (:data:`~vision.reader.physical_cards.TURNED_TWINS`) where its card's diagonal did not pair the two
-    (held-out video seed 31: the bottom index of the far side's last 6♦ of a column, read 9♦, made a
-    canasta pile of 9s for the whole hand). A card seen by two indexes is such a lower corner only where
-    they are not its top-left and bottom-right (:data:`DIAGONAL_PAIR`): a deck with an index in every
-    corner shows its two bottom ones level, and two down a side. A top-left and bottom-right pair is
-    a whole card (a fan's card below its twin in a close-up was dropped so)."""
+    """Whether a card alone, seen by one index (or two, below), is the lower index of a card just
+    above it that has the same code and was seen by one index too: the last card of a column or
+    row, whose indexes did not pair (a deck whose indexes sit elsewhere, such as the jokers'); not
+    where both are seen by one index that differ in size as two decks' do (twins of two decks in a
+    fan: a lone lower index under a card seen by more may be one of its own, partly covered). A lone
+    6 below a 9 of its suit, or a 9 below a 6, is such a lower index too, read as its turned twin
+    (:data:`~vision.reader.physical_cards.TURNED_TWINS`) where its card's diagonal did not pair the
+    two (held-out video seed 31: the bottom index of the far side's last 6♦ of a column, read 9♦,
+    made a canasta pile of 9s for the whole hand). A card seen by two indexes is such a lower corner
+    only where they are not its top-left and bottom-right (:data:`DIAGONAL_PAIR`): a deck with an
+    index in every corner shows its two bottom ones level, and two down a side. A top-left and
+    bottom-right pair is a whole card (a fan's card below its twin in a close-up was dropped so)."""
     if len(group) > 1 or len(group[0].detections) > 2:
         return False
     lone = group[0]

@@ -397,7 +397,9 @@ def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides:
     if faced.sum() < 2:
         return
     across = None
-    if sizes is not None:  # a four-index card's two top indexes too, at the frame's diagonal's width
+    straddling = any(len(set(sides[faced & (detections.class_id == cls)])) > 1
+                     for cls in np.unique(detections.class_id[faced]))
+    if sizes is not None and straddling:  # a four-index card's two top indexes too, at the diagonal's width
         common = np.where((sides == "B")[:, None], -upright, upright)  # team B's side turned back
         width = float(_diagonals(detections.class_id[measure], upright[measure], sizes[measure], sides[measure],
                                  slopes)[0][0])
@@ -468,7 +470,11 @@ def _faced_corners(detections: Detections, upright: np.ndarray, sides: np.ndarra
     Pairing by the frame's index diagonal misses a card turned well off the table's axis, whose
     index boxes the turn widens (a card 45° round has boxes about 1.4 times as wide, so its corners
     lie fewer "sizes" apart than any diagonal the frame measures): each corner would be a card. The
-    tops tell such a card in any turn; a column's twins stand alike and never pair so."""
+    tops tell such a card in any turn; a column's twins stand alike and never pair so. With
+    ``across`` (the side's top-left to top-right index step, frame units), also a four-index card's
+    two top or two bottom indexes (:func:`_corners_by_tops`); twins side by side a card's width or
+    more apart stay two, but two such finds a fan's step apart may join, as pairing joins them too
+    on an upright fan."""
     if detections.up is None or len(mine) < 2:
         return []
     x0, y0, x1, y1 = detections.xyxy[mine].T
@@ -486,22 +492,40 @@ def _corners_by_tops(detections: Detections, faced: np.ndarray, allowed=None, ac
     """Pairs ``(i, j)``, ``i < j``, of the ``faced`` finds (their tops known) that are one card's
     top-left and bottom-right indexes (:func:`_opposite_corners`): one class, about one size, each the
     other's only such find; ``allowed(i, j)``, where given, must hold too. With ``across`` (the finds'
-    points in a frame, and a card's top-left to top-right index step there), also the two top or two
-    bottom indexes of a deck that prints one in every corner (:func:`_across_the_top`)."""
+    points in a frame, and a card's top-left to top-right index step there), then, among the finds
+    left, the two top or two bottom indexes of a deck that prints one in every corner
+    (:func:`_across_the_top`), both boxes at least :data:`FACED_FROM` pixels, each the other's only
+    such find."""
     ups, centres = detections.up, detections.centers
     x0, y0, x1, y1 = detections.xyxy.T
     pixels = np.sqrt(np.maximum((x1 - x0) * (y1 - y0), 1e-9))  # the index sizes in the picture
-    partners: dict[int, list[int]] = {}
+    large = np.maximum(x1 - x0, y1 - y0) >= FACED_FROM
+    opposite: dict[int, list[int]] = {}
+    alike: dict[int, list[int]] = {}
     for cls in np.unique(detections.class_id[faced]):
         members = np.flatnonzero(faced & (detections.class_id == cls))
         for a, i in enumerate(members):
             for j in members[a + 1:]:
-                if (allowed is None or allowed(i, j)) and _like_sized(pixels[i], pixels[j], SAME_DECK_SIZES[1]) \
-                        and (_opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2)
-                             or across is not None and _across_the_top(centres[j] - centres[i], ups[i], ups[j],
-                                                                       across[0][j] - across[0][i], across[1])):
-                    partners.setdefault(int(i), []).append(int(j))
-                    partners.setdefault(int(j), []).append(int(i))
+                if (allowed is not None and not allowed(i, j)) or not _like_sized(pixels[i], pixels[j],
+                                                                                  SAME_DECK_SIZES[1]):
+                    continue
+                if _opposite_corners(centres[i], centres[j], ups[i], ups[j], (pixels[i] + pixels[j]) / 2):
+                    found = opposite
+                elif across is not None and large[i] and large[j] and _across_the_top(
+                        centres[j] - centres[i], ups[i], ups[j], across[0][j] - across[0][i], across[1]):
+                    found = alike
+                else:
+                    continue
+                found.setdefault(int(i), []).append(int(j))
+                found.setdefault(int(j), []).append(int(i))
+    pairs = _each_others_only(opposite)
+    taken = {k for pair in pairs for k in pair}
+    return pairs + _each_others_only({i: [j for j in found if j not in taken]
+                                      for i, found in alike.items() if i not in taken})
+
+
+def _each_others_only(partners: dict[int, list[int]]) -> list[tuple[int, int]]:
+    """``(i, j)``, ``i < j``, for each two finds that are each other's only partner."""
     return [(i, found[0]) for i, found in partners.items()
             if len(found) == 1 and partners[found[0]] == [i] and i < found[0]]
 

@@ -396,20 +396,19 @@ def _corners_split_by_a_line(detections: Detections, upright: np.ndarray, sides:
     faced = measure & (np.linalg.norm(detections.up, axis=1) > 0.5)
     if faced.sum() < 2:
         return
+    # Middle and team A share one frame; team B's is turned half round: every point in the first.
+    common = np.where((sides == "B")[:, None], -upright, upright)
     across = None
     straddling = any(len(set(sides[faced & (detections.class_id == cls)])) > 1
                      for cls in np.unique(detections.class_id[faced]))
     if sizes is not None and straddling:  # a four-index card's two top indexes too, at the diagonal's width
-        common = np.where((sides == "B")[:, None], -upright, upright)  # team B's side turned back
         width = float(_diagonals(detections.class_id[measure], upright[measure], sizes[measure], sides[measure],
                                  slopes)[0][0])
         across = (common, width)
     for i, j in _corners_by_tops(detections, faced, lambda i, j: sides[i] != sides[j], across):
-        # Middle and team A share one frame; team B's is turned half round.
-        own = [upright[k] * (-1.0 if sides[k] == "B" else 1.0) for k in (i, j)]
-        side = MIDDLE if MIDDLE in (sides[i], sides[j]) else "A" if own[0][1] + own[1][1] >= 0 else "B"
-        for k, point in zip((i, j), own):
-            upright[k] = -point if side == "B" else point
+        side = MIDDLE if MIDDLE in (sides[i], sides[j]) else "A" if common[i][1] + common[j][1] >= 0 else "B"
+        for k in (i, j):
+            upright[k] = -common[k] if side == "B" else common[k]
             sides[k] = side
 
 

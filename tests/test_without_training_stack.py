@@ -37,7 +37,7 @@ def test_the_app_install_is_worked_out_from_the_project_metadata():
     """The closure the test below checks against: the app's own requirements are in it, the extras'
     are not (a check that named nothing would pass anything)."""
     install = app_install()
-    assert {"pyside6", "openvino", "opencv-python-headless", "pillow"} <= install
+    assert {"pyside6", "openvino", "opencv-python-headless", "pillow", "pillow-heif"} <= install
     assert not install & {"torch", "ultralytics", "pytest", "matplotlib", "albumentations"}
 
 
@@ -61,9 +61,10 @@ print('left out:', len(OUTSIDE), 'top-level modules, torch among them:', 'torch'
 
 def test_reading_a_picture_and_starting_the_app_need_only_what_the_app_install_holds(tmp_path):
     """In a fresh interpreter that can import only what the app's install holds (:func:`app_install`,
-    :data:`AS_INSTALLED`): the reader on a frame, the read command on a picture, then the app's
-    window playing the demo hand for a few seconds. A module of the extras alone (Pillow, once)
-    fails there, as it would on a player's machine, where the tests' environment has it."""
+    :data:`AS_INSTALLED`): the reader on a frame, the read command on a picture and on an iPhone's
+    HEIC photo, then the app's window playing the demo hand for a few seconds. A module of the
+    extras alone (Pillow, once) fails there, as on a player's machine, where the tests' environment
+    has it."""
     code = AS_INSTALLED.format(install=sorted(app_install())) + (
         "import os, time\n"
         "import cv2, numpy as np\n"
@@ -74,6 +75,9 @@ def test_reading_a_picture_and_starting_the_app_need_only_what_the_app_install_h
         f"cv2.imwrite({str(tmp_path / 'frame.png')!r}, frame)\n"
         "from vision.__main__ import main\n"
         f"assert main(['read', {str(tmp_path / 'frame.png')!r}]) == 0\n"
+        "from PIL import Image\n"  # an iPhone's photo, read as the app reads one (pillow-heif)
+        f"Image.fromarray(frame[:, :, ::-1]).save({str(tmp_path / 'frame.heic')!r})\n"
+        f"assert main(['read', {str(tmp_path / 'frame.heic')!r}]) == 0\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
         "from companion.app.main import open_store\n"

@@ -18,9 +18,12 @@ from companion import TEAMS
 
 from .live import LiveReading
 
-#: What the file dialog offers, and what a file dropped on the window must end with to be read.
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
-PHOTO_FILTER = "Photos (" + " ".join(f"*{suffix}" for suffix in PHOTO_SUFFIXES) + ")"
+#: What the file dialog offers, and what a file dropped on the window must end with to be read: a
+#: phone's photos (JPEG, an iPhone's HEIC, some Android phones' AVIF) and the usual picture files.
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".heic", ".heif", ".avif", ".png", ".webp", ".bmp", ".tif", ".tiff")
+#: Each suffix in both cases: a phone names its photos IMG_0001.HEIC or IMG_0001.JPG, and a Linux
+#: desktop's own file dialog (GTK's) matches patterns case by case.
+PHOTO_FILTER = "Photos (" + " ".join(f"*{suffix} *{suffix.upper()}" for suffix in PHOTO_SUFFIXES) + ")"
 
 
 def is_photo(path: str | Path) -> bool:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox
 
 from companion.app.main_window import DEMO_VIDEO, MainWindow
 from vision.reader.card_reader import CardReader
+from vision.reader.frame_sources import read_image
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +26,18 @@ def table_photo(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("photos") / "table.jpg"
     cv2.imwrite(str(path), cv2.resize(frame, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
     return path
+
+
+@pytest.mark.parametrize("name", ["IMG_0001.HEIC", "IMG_0002.JPG", "IMG_0003.heic", "PXL_0004.avif", "table.jpeg"])
+def test_a_phones_photo_is_taken_by_its_name_in_the_dialog_and_on_a_drop(name):
+    """The file dialog's patterns matched case by case, as GTK's dialog on a Linux desktop matches them."""
+    from fnmatch import fnmatchcase
+
+    from companion.app.photos import PHOTO_FILTER, is_photo
+
+    patterns = PHOTO_FILTER[PHOTO_FILTER.index("(") + 1:-1].split()
+    assert is_photo(name) and any(fnmatchcase(name, pattern) for pattern in patterns)
+    assert not is_photo("notes.txt") and not any(fnmatchcase("notes.txt", pattern) for pattern in patterns)
 
 
 def window_scoring(qtbot, store, owners):
@@ -75,6 +88,35 @@ def test_a_file_that_is_no_photo_gets_one_line_and_the_app_goes_on(qtbot, store,
     window.score_photos([str(bad)])
     assert len(said) == 1 and "\n" not in said[0] and str(bad) in said[0] and shown == []
     assert not window.photo_reading.busy
+    window.close()
+
+
+def test_an_iphones_heic_photo_taken_sideways_is_scored_upright(qtbot, store, table_photo, tmp_path):
+    """The table photo as an iPhone held sideways stores it: HEIC, its pixels a quarter turn round,
+    the orientation tag saying to turn them back. Dropped on the window, it reads as the upright
+    picture it decodes to, with as many meld cards as the JPEG's."""
+    from PIL import Image
+
+    upright = cv2.imread(str(table_photo))
+    tag = Image.Exif()
+    tag[0x0112] = 6  # "turn 90° clockwise to show"
+    heic = tmp_path / "IMG_0001.HEIC"
+    Image.fromarray(cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)[:, :, ::-1]).save(heic, quality=90,
+                                                                                          exif=tag.tobytes())
+    decoded = read_image(heic)
+    assert decoded.shape == upright.shape
+    window, shown = window_scoring(qtbot, store, [None])
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(heic))])
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.dropEvent(QDropEvent(QPoint(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
+    expected = CardReader().read_photo(decoded).to_hand_dict()
+    assert len(shown) == 1
+    for team in ("A", "B"):
+        assert shown[0]["teams"][team]["melds"] == expected["teams"][team]["melds"]
+    from_jpeg = CardReader().read_photo(upright).to_hand_dict()
+    melds = [sum(len(m) for side in hand["teams"].values() for m in side["melds"]) for hand in (shown[0], from_jpeg)]
+    assert melds[0] >= 10 and abs(melds[0] - melds[1]) <= 1, melds
     window.close()
 
 

@@ -53,6 +53,7 @@ def no_decoding(monkeypatch):
         raise AssertionError("the image was decoded before it was refused")
 
     monkeypatch.setattr(frame_sources.cv2, "imdecode", decode)
+    monkeypatch.setattr(frame_sources, "_pillow_decoded", decode)
 
 
 @pytest.mark.parametrize("extension", EXTENSIONS)
@@ -69,12 +70,12 @@ def test_an_image_over_40_megapixels_is_refused_from_its_header(name, no_decodin
         read_image(DATA / name)
 
 
-@pytest.mark.parametrize("extension", EXTENSIONS + ["webp", "avif"])
+@pytest.mark.parametrize("extension", EXTENSIONS + ["webp", "avif", "heic"])
 def test_an_image_of_a_size_taken_reads_in_every_format(tmp_path, extension):
     path = tmp_path / f"small.{extension}"
-    if extension in ("webp", "avif"):
+    if extension in ("webp", "avif", "heic"):
         out = io.BytesIO()
-        Image.new("RGB", (64, 48), "white").save(out, extension.upper())
+        Image.new("RGB", (64, 48), "white").save(out, {"heic": "HEIF"}.get(extension, extension.upper()))
         path.write_bytes(out.getvalue())
     else:
         path.write_bytes(written(extension, 64, 48))
@@ -114,3 +115,48 @@ def test_every_format_this_opencv_decodes_is_measured_above():
                and line.split(":", 1)[1].strip() not in ("", "NO")}
     assert formats - {"ZLib"} <= {"JPEG", "WEBP", "AVIF", "PNG", "TIFF", "JPEG 2000", "GIF", "HDR", "SUNRASTER", "PXM",
                                   "PFM"}
+
+
+def phone_photo(path: Path, turned: bool = False) -> Path:
+    """A 64×48 photo with a red block at its top left, as a phone writes it: ``turned``, its pixels
+    stored a quarter turn anticlockwise, with the orientation tag (6) that says to turn them back."""
+    picture = Image.new("RGB", (64, 48), "white")
+    picture.paste((255, 0, 0), (0, 0, 16, 12))
+    if not turned:
+        picture.save(path)
+        return path
+    tag = Image.Exif()
+    tag[0x0112] = 6  # "turn 90° clockwise to show"
+    picture.transpose(Image.Transpose.ROTATE_90).save(path, exif=tag.tobytes())
+    return path
+
+
+@pytest.mark.parametrize("extension", ["jpg", "heic", "avif"])
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_phone_photo_reads_upright_in_its_colours(tmp_path, extension, turned):
+    """JPEG, an iPhone's HEIC and an Android phone's AVIF alike: blue, green, red, as OpenCV gives
+    them, and turned as the orientation tag says (OpenCV's own AVIF decoder would not)."""
+    image = read_image(phone_photo(tmp_path / f"photo.{extension}", turned))
+    assert image.shape == (48, 64, 3)
+    b, g, r = image[4, 4].astype(int)
+    assert r > 200 and g < 60 and b < 60, image[4, 4]
+    assert image[40, 56].min() > 200 and image[4, 56].min() > 200 and image[40, 4].min() > 200
+
+
+def test_a_heic_photo_wider_than_taken_is_refused_from_its_header(tmp_path, no_decoding):
+    path = tmp_path / "wide.heic"
+    Image.new("RGB", (frame_sources.MAX_SIDE + 1, 64)).save(path)
+    with pytest.raises(FrameSourceError, match=r"too large \(16385x64; at most 16,384 px a side and 40 megapixels\)"):
+        read_image(path)
+
+
+@pytest.mark.parametrize("extension", ["heic", "avif"])
+@pytest.mark.parametrize("share", [0.3, 0.9])
+def test_a_truncated_phone_photo_gets_one_line_naming_its_format(tmp_path, extension, share):
+    whole = phone_photo(tmp_path / f"whole.{extension}").read_bytes()
+    cut = tmp_path / f"cut.{extension}"
+    cut.write_bytes(whole[:int(len(whole) * share)])
+    with pytest.raises(FrameSourceError) as raised:
+        read_image(cut)
+    said = str(raised.value)
+    assert said.startswith(f"{cut}: a damaged or truncated {extension.upper()} photo") and "\n" not in said

@@ -4,6 +4,11 @@ An empty, truncated, unreadable or enormous image raises :class:`FrameSourceErro
 pixels are decoded: its size is read from its header, for every format OpenCV decodes (so a
 1.8 MB TIFF of 20,000×20,000 pixels costs nothing); a video that cannot be opened, or that breaks
 or ends before the frames its header promised, says so after the frames it did give.
+
+Phone photos come as JPEG, or as HEIC (an iPhone's camera by default) or AVIF (some Android
+phones), which OpenCV's wheels decode not at all or without turning them upright: Pillow decodes
+those, with the pillow-heif plugin for HEIC, each turned as its orientation tag says (as OpenCV
+turns a JPEG).
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image
+import pillow_heif
+from PIL import Image, ImageOps
+
+pillow_heif.register_heif_opener()  # Pillow opens HEIC/HEIF files from here on (AVIF it opens itself)
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 #: Largest frame read: a 4K webcam frame has 8.3 megapixels.
@@ -54,6 +62,8 @@ def read_image(path: Path) -> np.ndarray:
     if not data:
         raise FrameSourceError(f"{path}: empty file")
     size = _header_size(path, data)
+    if size is None and _phone_format(data):
+        raise FrameSourceError(f"{path}: a damaged or truncated {_phone_format(data)} photo")
     if size is None:
         raise FrameSourceError(f"{path}: not an image OpenCV can decode")
     _check_size(path, *size)
@@ -61,11 +71,38 @@ def read_image(path: Path) -> np.ndarray:
         raise FrameSourceError(f"{path}: truncated JPEG (no end-of-image marker)")
     if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-16:]:
         raise FrameSourceError(f"{path}: truncated PNG (no IEND chunk)")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if _phone_format(data):
+        image = _pillow_decoded(path, data)
+    else:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise FrameSourceError(f"{path}: not an image OpenCV can decode")
     _check_size(path, image.shape[1], image.shape[0])
     return image
+
+
+#: The brands (an ISO base media file's ``ftyp`` box) of HEIC/HEIF and AVIF, a phone's photos: OpenCV's
+#: wheels decode no HEIC, and an AVIF without turning it as its orientation tag says.
+PHONE_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis")
+
+
+def _phone_format(data: bytes) -> str | None:
+    """``"HEIC"`` or ``"AVIF"`` for a photo of those formats (by its brand), else ``None``."""
+    if data[4:8] != b"ftyp" or data[8:12] not in PHONE_BRANDS:
+        return None
+    return "AVIF" if data[8:12].startswith(b"avi") else "HEIC"
+
+
+def _pillow_decoded(path: Path, data: bytes) -> np.ndarray:
+    """A HEIC or AVIF photo as a BGR image, turned as its orientation tag says; a file that stops
+    short or is damaged is a :class:`FrameSourceError`."""
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            picture = ImageOps.exif_transpose(opened).convert("RGB")
+    except Exception as error:  # libheif's and libavif's own errors, among others
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise FrameSourceError(f"{path}: a damaged or truncated {_phone_format(data)} photo ({reason})") from None
+    return cv2.cvtColor(np.asarray(picture), cv2.COLOR_RGB2BGR)
 
 
 def video_frames(path: Path, every: int = 1) -> Iterator[tuple[int, np.ndarray]]:

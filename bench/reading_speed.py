@@ -7,14 +7,15 @@ table seen by a 1080p webcam, a close 1080p webcam (``vision.synth.camera.CLOSE_
 12-megapixel phone photo of a few melds (4000×3000, cards as close). Each is read as the app reads it: the live
 frames through :meth:`~vision.reader.card_reader.CardReader.read` once the reader knows their index size
 (one pass at the scale it chose), the stills through
-:meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid). The runs are taken in turn
-``--repeats`` times, so a slow spell of a shared machine falls on all alike. Prints a Markdown
-table of median milliseconds, each against its budget (a live frame 150 ms, a 12 MP photo 2 s), and
-the CPU's int8 instructions. ``--against`` also reads every picture in the same turns with another
-detector, and prints its medians and the ratio of the two: a shared machine's speed drifts by a
-fifth from run to run, the ratio much less. It takes an OpenVINO int8 detector as ``models/``
-holds one: ``NAME.int8.xml`` with its ``.bin`` and the int8 classifier beside it (say an earlier
-commit's, ``git show COMMIT:models/cards.int8.xml > old/cards.int8.xml``, the same for the
+:meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid); the phone photo also as an
+iPhone saves it, a HEIC file, decoded (:func:`~vision.reader.frame_sources.read_image`) and read.
+The runs are taken in turn ``--repeats`` times, so a slow spell of a shared machine falls on all
+alike. Prints a Markdown table of median milliseconds, each against its budget (a live frame 150 ms,
+a 12 MP photo 2 s), and the CPU's int8 instructions. ``--against`` also reads every picture in the
+same turns with another detector, and prints its medians and the ratio of the two: a shared
+machine's speed drifts by a fifth from run to run, the ratio much less. It takes an OpenVINO int8
+detector as ``models/`` holds one: ``NAME.int8.xml`` with its ``.bin`` and the int8 classifier
+beside it (say an earlier commit's, ``git show COMMIT:models/cards.int8.xml > old/cards.int8.xml``, the same for the
 ``.bin``, and ``models/index_classifier.int8.onnx`` copied beside them), so that both readers
 run the same classifier. ``--lying`` instead times, in the same turns, the app's reader with its
 classifier reading each find as it lies (not turned upright by the facing network).
@@ -25,12 +26,16 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.reader.card_reader import CardReader  # noqa: E402
+from vision.reader.frame_sources import read_image  # noqa: E402
 from vision.reader.weights import OPENVINO_INT8  # noqa: E402
 from vision.synth.atlas import DEFAULT_ATLAS_DIR, FaceAtlas  # noqa: E402
 from vision.synth.augment import photograph  # noqa: E402
@@ -94,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
                     reader.read(frame)
             runs.append(reader.read if live else reader.read_photo)
         cases[name] = (runs, frame, indexes, live)
+    # The photo as an iPhone saves it (HEIC): the file decoded, then read, each time.
+    runs, photo, indexes, _ = cases["a 12 MP phone photo, still"]
+    heic = Path(tempfile.mkdtemp()) / "IMG_0001.HEIC"
+    Image.fromarray(photo[:, :, ::-1]).save(heic, quality=90)
+    cases["the same photo, an iPhone's HEIC file decoded and read"] = (
+        [lambda _, run=run: run(read_image(heic)) for run in runs], photo, indexes, False)
     times: dict[str, list[list[float]]] = {name: [[] for _ in runs] for name, (runs, *_) in cases.items()}
     read: dict[str, int] = {}
     for _ in range(args.repeats):

@@ -28,10 +28,11 @@ from PIL import Image, ImageOps
 pillow_heif.register_heif_opener()  # Pillow opens HEIC/HEIF files from here on (AVIF it opens itself)
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
-#: Largest frame read: a 4K webcam frame has 8.3 megapixels.
-MAX_PIXELS = 40_000_000
+#: Pictures this many pixels or more are refused: a phone's largest photos (an iPhone's 48 MP, 8064×6048;
+#: another phone's 50 MP mode, 8160×6120) are read, a 4K webcam frame has 8.3 megapixels.
+MAX_PIXELS = 50_000_000
 MAX_SIDE = 16_384
-LIMITS = f"at most {MAX_SIDE:,} px a side and {MAX_PIXELS // 1_000_000} megapixels"
+LIMITS = f"at most {MAX_SIDE:,} px a side and under {MAX_PIXELS // 1_000_000} megapixels"
 
 
 def quiet_video_decoder() -> None:
@@ -134,7 +135,7 @@ def video_frames(path: Path, every: int = 1) -> Iterator[tuple[int, np.ndarray]]
 def _check_size(path: Path, width: int, height: int) -> None:
     if width <= 0 or height <= 0:
         raise FrameSourceError(f"{path}: image has no pixels ({width}x{height})")
-    if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+    if width > MAX_SIDE or height > MAX_SIDE or width * height >= MAX_PIXELS:
         raise FrameSourceError(f"{path}: image too large ({width}x{height}; {LIMITS})")
 
 

@@ -6,9 +6,12 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+import cv2
 from packaging.requirements import Requirement
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,10 +38,15 @@ def app_install(project: str = "canasta-companion") -> set[str]:
 
 def test_the_app_install_is_worked_out_from_the_project_metadata():
     """The closure the test below checks against: the app's own requirements are in it, the extras'
-    are not (a check that named nothing would pass anything)."""
+    are not (a check that named nothing would pass anything); and the installed metadata it starts
+    from lists pyproject.toml's dependencies (an install older than them would be checked instead)."""
     install = app_install()
-    assert {"pyside6", "openvino", "opencv-python-headless", "pillow", "pillow-heif"} <= install
-    assert not install & {"torch", "ultralytics", "pytest", "matplotlib", "albumentations"}
+    assert {"pyside6", "openvino", "opencv-python-headless", "pillow", "pi-heif"} <= install
+    assert not install & {"torch", "ultralytics", "pytest", "matplotlib", "albumentations", "pillow-heif"}
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    installed = [Requirement(line) for line in importlib.metadata.requires("canasta-companion") or []]
+    assert sorted(str(Requirement(line)) for line in declared) == sorted(
+        str(req) for req in installed if req.marker is None), "reinstall the project: pip install -e ."
 
 
 #: Run first in the interpreter below: every top-level module that only distributions outside the
@@ -65,18 +73,20 @@ def test_reading_a_picture_and_starting_the_app_need_only_what_the_app_install_h
     HEIC photo, then the app's window playing the demo hand for a few seconds. A module of the
     extras alone (Pillow, once) fails there, as on a player's machine, where the tests' environment
     has it."""
+    from companion.app.main_window import DEMO_VIDEO
+    from tests.heic import save_heic
+
+    ok, frame = cv2.VideoCapture(str(DEMO_VIDEO)).read()
+    assert ok
+    cv2.imwrite(str(tmp_path / "frame.png"), frame)
+    save_heic(Image.fromarray(frame[:, :, ::-1]), tmp_path / "frame.heic")  # as an iPhone's photo
     code = AS_INSTALLED.format(install=sorted(app_install())) + (
         "import os, time\n"
-        "import cv2, numpy as np\n"
+        "import numpy as np\n"
         "from vision.reader.card_reader import CardReader\n"
         "CardReader().read(np.full((720, 1280, 3), 90, np.uint8))\n"
-        "from companion.app.main_window import DEMO_VIDEO\n"
-        "ok, frame = cv2.VideoCapture(str(DEMO_VIDEO)).read()\n"
-        f"cv2.imwrite({str(tmp_path / 'frame.png')!r}, frame)\n"
         "from vision.__main__ import main\n"
         f"assert main(['read', {str(tmp_path / 'frame.png')!r}]) == 0\n"
-        "from PIL import Image\n"  # an iPhone's photo, read as the app reads one (pillow-heif)
-        f"Image.fromarray(frame[:, :, ::-1]).save({str(tmp_path / 'frame.heic')!r})\n"
         f"assert main(['read', {str(tmp_path / 'frame.heic')!r}]) == 0\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"

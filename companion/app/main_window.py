@@ -600,12 +600,16 @@ class MainWindow(QMainWindow):
         if not paths:
             return
         pictures = []
-        for path in paths:
-            try:
+        # Decoding takes a moment (a 12 MP HEIC photo about a second): the wait cursor says so.
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            for path in paths:
                 pictures.append(read_image(Path(path)))
-            except FrameSourceError as error:
-                QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
-                return
+        except FrameSourceError as error:
+            QApplication.restoreOverrideCursor()
+            QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
+            return
+        QApplication.restoreOverrideCursor()
         owners = self.ask_whose_photos(paths)
         if owners is None:
             return
@@ -679,7 +683,7 @@ class MainWindow(QMainWindow):
         pick (:data:`OPEN_FILE`); the choice is kept for the next start. The hand in progress goes on."""
         if source == OPEN_FILE:
             path, _ = QFileDialog.getOpenFileName(
-                self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov)"
+                self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov *.MP4 *.AVI *.MKV *.MOV)"
             )
             if not path:  # nothing picked: the menu shows what still plays
                 self._list_sources(self.settings.source)

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import cv2
 import pytest
+from PIL import Image
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from companion.app.main_window import DEMO_VIDEO, MainWindow
+from tests.heic import save_heic
 from vision.reader.card_reader import CardReader
 from vision.reader.frame_sources import read_image
 
@@ -95,14 +97,9 @@ def test_an_iphones_heic_photo_taken_sideways_is_scored_upright(qtbot, store, ta
     """The table photo as an iPhone held sideways stores it: HEIC, its pixels a quarter turn round,
     the orientation tag saying to turn them back. Dropped on the window, it reads as the upright
     picture it decodes to, with as many meld cards as the JPEG's."""
-    from PIL import Image
-
     upright = cv2.imread(str(table_photo))
-    tag = Image.Exif()
-    tag[0x0112] = 6  # "turn 90° clockwise to show"
-    heic = tmp_path / "IMG_0001.HEIC"
-    Image.fromarray(cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)[:, :, ::-1]).save(heic, quality=90,
-                                                                                          exif=tag.tobytes())
+    sideways = Image.fromarray(cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)[:, :, ::-1])
+    heic = save_heic(sideways, tmp_path / "IMG_0001.HEIC", orientation=6)  # "turn 90° clockwise to show"
     decoded = read_image(heic)
     assert decoded.shape == upright.shape
     window, shown = window_scoring(qtbot, store, [None])

@@ -10,6 +10,7 @@ import cv2
 import pytest
 from PIL import Image
 
+from tests.heic import save_heic
 from vision.reader import frame_sources
 from vision.reader.frame_sources import FrameSourceError, read_image
 
@@ -83,9 +84,11 @@ def test_a_phones_48_megapixel_photo_is_read(tmp_path):
 @pytest.mark.parametrize("extension", EXTENSIONS + ["webp", "avif", "heic"])
 def test_an_image_of_a_size_taken_reads_in_every_format(tmp_path, extension):
     path = tmp_path / f"small.{extension}"
-    if extension in ("webp", "avif", "heic"):
+    if extension == "heic":
+        save_heic(Image.new("RGB", (64, 48), "white"), path)
+    elif extension in ("webp", "avif"):
         out = io.BytesIO()
-        Image.new("RGB", (64, 48), "white").save(out, {"heic": "HEIF"}.get(extension, extension.upper()))
+        Image.new("RGB", (64, 48), "white").save(out, extension.upper())
         path.write_bytes(out.getvalue())
     else:
         path.write_bytes(written(extension, 64, 48))
@@ -132,12 +135,16 @@ def phone_photo(path: Path, turned: bool = False) -> Path:
     stored a quarter turn anticlockwise, with the orientation tag (6) that says to turn them back."""
     picture = Image.new("RGB", (64, 48), "white")
     picture.paste((255, 0, 0), (0, 0, 16, 12))
+    if turned:
+        picture = picture.transpose(Image.Transpose.ROTATE_90)
+    if path.suffix == ".heic":
+        return save_heic(picture, path, orientation=6 if turned else None)
     if not turned:
         picture.save(path)
         return path
     tag = Image.Exif()
     tag[0x0112] = 6  # "turn 90° clockwise to show"
-    picture.transpose(Image.Transpose.ROTATE_90).save(path, exif=tag.tobytes())
+    picture.save(path, exif=tag.tobytes())
     return path
 
 
@@ -154,8 +161,7 @@ def test_a_phone_photo_reads_upright_in_its_colours(tmp_path, extension, turned)
 
 
 def test_a_heic_photo_wider_than_taken_is_refused_from_its_header(tmp_path, no_decoding):
-    path = tmp_path / "wide.heic"
-    Image.new("RGB", (frame_sources.MAX_SIDE + 1, 64)).save(path)
+    path = save_heic(Image.new("RGB", (frame_sources.MAX_SIDE + 1, 64)), tmp_path / "wide.heic")
     with pytest.raises(FrameSourceError, match=r"too large \(16385x64" + LIMITS):
         read_image(path)
 
@@ -170,3 +176,17 @@ def test_a_truncated_phone_photo_gets_one_line_naming_its_format(tmp_path, exten
         read_image(cut)
     said = str(raised.value)
     assert said.startswith(f"{cut}: a damaged or truncated {extension.upper()} photo") and "\n" not in said
+
+
+@pytest.mark.parametrize("extension", ["heic", "avif"])
+def test_a_phone_photo_of_the_generic_heif_brand_reads_by_its_own_decoder(tmp_path, extension):
+    """A HEIC or an AVIF whose ``ftyp`` brand is the generic ``mif1`` (as some phones write them):
+    Pillow names it from its content, and each is decoded by its own decoder (libheif here has no
+    AV1 one)."""
+    data = bytearray(phone_photo(tmp_path / f"photo.{extension}").read_bytes())
+    assert data[4:8] == b"ftyp"
+    data[8:12] = b"mif1"
+    path = tmp_path / f"generic.{extension}"
+    path.write_bytes(bytes(data))
+    image = read_image(path)
+    assert image.shape == (48, 64, 3) and image[4, 4, 2] > 200 and image[4, 4, :2].max() < 60

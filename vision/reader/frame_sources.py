@@ -6,9 +6,11 @@ pixels are decoded: its size is read from its header, for every format OpenCV de
 or ends before the frames its header promised, says so after the frames it did give.
 
 Phone photos come as JPEG, or as HEIC (an iPhone's camera by default) or AVIF (some Android
-phones), which OpenCV's wheels decode not at all or without turning them upright: Pillow decodes
-those, with the pillow-heif plugin for HEIC, each turned as its orientation tag says (as OpenCV
-turns a JPEG).
+phones). OpenCV's wheels decode no HEIC, and an AVIF without turning it upright, so Pillow decodes
+both, HEIC with the pi-heif plugin (libheif's decoder alone). Each comes out upright as the phone
+said, once: libheif applies a HEIC's own turn (its ``irot``/``imir`` boxes, which an iPhone writes
+beside the EXIF orientation tag, which the plugin then sets to 1), and Pillow turns an AVIF's into
+the tag, which :func:`_pillow_decoded` applies (as OpenCV applies a JPEG's).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pillow_heif
+import pi_heif
 from PIL import Image, ImageOps
 
-pillow_heif.register_heif_opener()  # Pillow opens HEIC/HEIF files from here on (AVIF it opens itself)
+# Pillow's own plugins first, so that its AVIF reader, not libheif (built here without an AV1
+# decoder), opens an AVIF whose brand is the generic HEIF one; then HEIC/HEIF.
+Image.init()
+pi_heif.register_heif_opener()
 
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
 #: Pictures this many pixels or more are refused: a phone's largest photos (an iPhone's 48 MP, 8064×6048;
@@ -62,7 +67,7 @@ def read_image(path: Path) -> np.ndarray:
         raise FrameSourceError(f"{path}: cannot read ({error.strerror or error})") from None
     if not data:
         raise FrameSourceError(f"{path}: empty file")
-    size = _header_size(path, data)
+    size, pillow_format = _header_size(path, data)
     if size is None and _phone_format(data):
         raise FrameSourceError(f"{path}: a damaged or truncated {_phone_format(data)} photo")
     if size is None:
@@ -72,8 +77,8 @@ def read_image(path: Path) -> np.ndarray:
         raise FrameSourceError(f"{path}: truncated JPEG (no end-of-image marker)")
     if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-16:]:
         raise FrameSourceError(f"{path}: truncated PNG (no IEND chunk)")
-    if _phone_format(data):
-        image = _pillow_decoded(path, data)
+    if pillow_format in PHONE_FORMATS:
+        image = _pillow_decoded(path, data, PHONE_FORMATS[pillow_format])
     else:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
@@ -82,27 +87,30 @@ def read_image(path: Path) -> np.ndarray:
     return image
 
 
-#: The brands (an ISO base media file's ``ftyp`` box) of HEIC/HEIF and AVIF, a phone's photos: OpenCV's
-#: wheels decode no HEIC, and an AVIF without turning it as its orientation tag says.
-PHONE_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis")
+#: The formats Pillow names from a phone photo's header that it decodes here (see the module), and
+#: what a player calls them.
+PHONE_FORMATS = {"HEIF": "HEIC", "AVIF": "AVIF"}
 
 
 def _phone_format(data: bytes) -> str | None:
-    """``"HEIC"`` or ``"AVIF"`` for a photo of those formats (by its brand), else ``None``."""
-    if data[4:8] != b"ftyp" or data[8:12] not in PHONE_BRANDS:
+    """``"HEIC"`` or ``"AVIF"`` for a file that says it is one (an ISO base media file, its ``ftyp``
+    box's brand one of those), whose header Pillow could not read: a damaged or cut-short photo."""
+    if data[4:8] != b"ftyp":
         return None
-    return "AVIF" if data[8:12].startswith(b"avi") else "HEIC"
+    brand = data[8:12]
+    return "AVIF" if brand.startswith(b"avi") else "HEIC" if brand[:3] in (b"hei", b"hev", b"mif", b"msf") else None
 
 
-def _pillow_decoded(path: Path, data: bytes) -> np.ndarray:
-    """A HEIC or AVIF photo as a BGR image, turned as its orientation tag says; a file that stops
+def _pillow_decoded(path: Path, data: bytes, name: str) -> np.ndarray:
+    """A HEIC or AVIF photo (``name``) as a BGR image, upright (see the module); a file that stops
     short or is damaged is a :class:`FrameSourceError`."""
     try:
-        with Image.open(io.BytesIO(data)) as opened:
+        with Image.open(io.BytesIO(data), formats=[format for format, said in PHONE_FORMATS.items()
+                                                   if said == name]) as opened:
             picture = ImageOps.exif_transpose(opened).convert("RGB")
     except Exception as error:  # libheif's and libavif's own errors, among others
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise FrameSourceError(f"{path}: a damaged or truncated {_phone_format(data)} photo ({reason})") from None
+        raise FrameSourceError(f"{path}: a damaged or truncated {name} photo ({reason})") from None
     return cv2.cvtColor(np.asarray(picture), cv2.COLOR_RGB2BGR)
 
 
@@ -139,24 +147,25 @@ def _check_size(path: Path, width: int, height: int) -> None:
         raise FrameSourceError(f"{path}: image too large ({width}x{height}; {LIMITS})")
 
 
-def _header_size(path: Path, data: bytes) -> tuple[int, int] | None:
-    """Width and height from the image's header, without decoding its pixels; ``None`` for a file
-    no reader below knows. Pillow's ``Image.open`` reads only the header, of every format OpenCV
-    decodes but three, read here: Radiance HDR, PAM and colour PFM."""
+def _header_size(path: Path, data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+    """Width and height from the image's header, without decoding its pixels, and the format Pillow
+    names it (``None`` where Pillow does not know it); ``None`` for the size of a file no reader
+    below knows. Pillow's ``Image.open`` reads only the header, of every format OpenCV decodes but
+    three, read here: Radiance HDR, PAM and colour PFM; and of HEIC and AVIF."""
     with warnings.catch_warnings():
         # Pillow warns of images over its own limit (89 megapixels) and refuses twice that; both
         # are over this module's, so the size check below or the refusal here says it once.
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
             with Image.open(io.BytesIO(data)) as image:
-                return image.size
+                return image.size, image.format
         except Image.DecompressionBombError as error:
             counted = re.search(r"\((\d+) pixels\)", str(error))  # Pillow names the count, not the sides
             pixels = f"{int(counted[1]):,}" if counted else f"over {2 * Image.MAX_IMAGE_PIXELS:,}"
             raise FrameSourceError(f"{path}: image too large ({pixels} pixels; {LIMITS})") from None
         except Exception:  # a header Pillow does not know, or can't make sense of
             pass
-    return _radiance_size(data) or _netpbm_size(data)
+    return _radiance_size(data) or _netpbm_size(data), None
 
 
 def _radiance_size(data: bytes) -> tuple[int, int] | None:

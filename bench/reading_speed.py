@@ -1,24 +1,27 @@
 """How long the card reader takes, end to end (BGR picture in, table reading out), at every size.
 
-    python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces] [--against WEIGHTS]
+    python bench/reading_speed.py [--repeats 15] [--atlas datasets/cache/faces] [--against WEIGHTS | --lying | --whole]
 
 Renders held-out-deck scenes of 20 indexes or more (``python -m vision faces`` first): a whole
 table seen by a 1080p webcam, a close 1080p webcam (``vision.synth.camera.CLOSE_CARD_HEIGHTS_1080``) and a
 12-megapixel phone photo of a few melds (4000×3000, cards as close). Each is read as the app reads it: the live
 frames through :meth:`~vision.reader.card_reader.CardReader.read` once the reader knows their index size
 (one pass at the scale it chose), the stills through
-:meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid); the phone photo also as an
-iPhone saves it, a HEIC file, decoded (:func:`~vision.reader.frame_sources.read_image`) and read.
+:meth:`~vision.reader.card_reader.CardReader.read_photo` (the pyramid); the phone photo also as a
+HEIC file, decoded (:func:`~vision.reader.frame_sources.read_image`) and read.
 The runs are taken in turn ``--repeats`` times, so a slow spell of a shared machine falls on all
 alike. Prints a Markdown table of median milliseconds, each against its budget (a live frame 150 ms,
-a 12 MP photo 2 s), and the CPU's int8 instructions. ``--against`` also reads every picture in the
-same turns with another detector, and prints its medians and the ratio of the two: a shared
-machine's speed drifts by a fifth from run to run, the ratio much less. It takes an OpenVINO int8
+a 12 MP photo 2 s), the mean besides (a live frame's network reads the whole frame every fourth
+reading and the cards' part of it in between: ``LiveDetection``), and the CPU's int8 instructions.
+``--against`` also reads every picture in the same turns with another detector, and prints its
+medians and the ratio of the two: a shared machine's speed drifts by a fifth from run to run, the
+ratio much less. It takes an OpenVINO int8
 detector as ``models/`` holds one: ``NAME.int8.xml`` with its ``.bin`` and the int8 classifier
 beside it (say an earlier commit's, ``git show COMMIT:models/cards.int8.xml > old/cards.int8.xml``, the same for the
 ``.bin``, and ``models/index_classifier.int8.onnx`` copied beside them), so that both readers
 run the same classifier. ``--lying`` instead times, in the same turns, the app's reader with its
-classifier reading each find as it lies (not turned upright by the facing network).
+classifier reading each find as it lies (not turned upright by the facing network); ``--whole``
+the app's reader with every live frame read whole.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pillow_heif
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -76,9 +80,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="another detector's weights to time in the same turns (the ratio is printed)")
     parser.add_argument("--lying", action="store_true",
                         help="also time the reader with each find read as it lies, not turned upright")
+    parser.add_argument("--whole", action="store_true",
+                        help="also time the reader with every live frame read whole, not the cards' part of it")
     args = parser.parse_args(argv)
-    if args.against and args.lying:
-        parser.error("--against and --lying each time a second reader: give one of them")
+    if sum(map(bool, (args.against, args.lying, args.whole))) > 1:
+        parser.error("--against, --lying and --whole each time a second reader: give one of them")
     if args.against and not args.against.name.endswith(OPENVINO_INT8):
         parser.error(f"--against takes an OpenVINO int8 detector, NAME{OPENVINO_INT8} (its .bin and the int8 "
                      f"classifier beside it, as models/ holds them), not {args.against.name}")
@@ -90,20 +96,25 @@ def main(argv: list[str] | None = None) -> int:
                                           ("a 12 MP phone photo, still", 9, (4000, 3000), True, False)):
         frame, indexes = picture(atlas, seed, size, close)
         runs = []
-        for number, weights in enumerate((None, args.against) if args.against else (None, None)[:1 + args.lying]):
+        second = args.lying or args.whole
+        for number, weights in enumerate((None, args.against) if args.against else (None, None)[:1 + second]):
             reader = CardReader(weights=weights)  # the app's: the shipped networks on every core
             if number and args.lying:
                 reader.detector.facing = None  # the table reader still faces its sure finds
+            if number and args.whole:
+                reader._live.WHOLE_EVERY = 1  # its network reads every live frame whole
             if live:
                 for _ in range(3):  # the first readings measure the view's index size
                     reader.read(frame)
             runs.append(reader.read if live else reader.read_photo)
         cases[name] = (runs, frame, indexes, live)
-    # The photo as an iPhone saves it (HEIC): the file decoded, then read, each time.
+    # The photo as a HEIC file (pillow-heif's encoder at quality 90, one image where an iPhone
+    # writes a grid of 512-px tiles): the file decoded, then read, each time.
     runs, photo, indexes, _ = cases["a 12 MP phone photo, still"]
-    heic = Path(tempfile.mkdtemp()) / "IMG_0001.HEIC"
-    Image.fromarray(photo[:, :, ::-1]).save(heic, quality=90)
-    cases["the same photo, an iPhone's HEIC file decoded and read"] = (
+    folder = tempfile.TemporaryDirectory()
+    heic = Path(folder.name) / "IMG_0001.HEIC"
+    pillow_heif.from_pillow(Image.fromarray(photo[:, :, ::-1])).save(heic, quality=90)
+    cases["the same photo, a HEIC file decoded and read"] = (
         [lambda _, run=run: run(read_image(heic)) for run in runs], photo, indexes, False)
     times: dict[str, list[list[float]]] = {name: [[] for _ in runs] for name, (runs, *_) in cases.items()}
     read: dict[str, int] = {}
@@ -119,16 +130,18 @@ def main(argv: list[str] | None = None) -> int:
                 if number == 0:
                     read[name] = len(reading.cards())
     print(f"int8 instructions: {int8_instructions()}; median of {args.repeats}\n")
-    second = args.against.name if args.against else "read as they lie" if args.lying else None
+    second = (args.against.name if args.against else "read as they lie" if args.lying
+              else "every frame whole" if args.whole else None)
     against = f" | {second}, ms | ratio" if second else ""
-    print(f"| picture | labelled indexes | cards read | median ms | of its budget{against} |")
-    print("|---|---|---|---|---|" + ("---|---|" if second else ""))
+    print(f"| picture | labelled indexes | cards read | median ms | mean ms | of its budget{against} |")
+    print("|---|---|---|---|---|---|" + ("---|---|" if second else ""))
     for name, (_, frame, indexes, live) in cases.items():
         medians = [statistics.median(taken) for taken in times[name]]
         budget = LIVE_BUDGET_MS if live else PHOTO_BUDGET_MS
         other = f" | {medians[1]:.0f} | {medians[0] / medians[1]:.2f}" if second else ""
         print(f"| {name} ({frame.shape[1]}×{frame.shape[0]}) | {indexes} | {read[name]} | {medians[0]:.0f} "
-              f"| {medians[0] / budget:.2f} of {budget:.0f} ms{other} |")
+              f"| {statistics.mean(times[name][0]):.0f} | {medians[0] / budget:.2f} of {budget:.0f} ms{other} |")
+    folder.cleanup()
     return 0
 
 

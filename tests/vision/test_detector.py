@@ -633,3 +633,30 @@ def test_a_find_taller_than_wide_is_read_as_it_lies_without_asking_the_facing_ne
     detector.read(frame, Detections(boxes, np.full(3, 0.9, np.float32), np.zeros(3, np.int64)))
     np.testing.assert_array_equal(facing.asked, boxes[1:])
     assert classifier.upright.tolist() == [0.0, 90.0, 0.0]  # the square one: the network's unsure answer
+
+
+@pytest.mark.parametrize(("seed", "scale"), [(3, None), (21, None), (21, 0.5)])
+def test_a_part_of_a_frame_read_alone_gives_the_finds_the_whole_frame_gives_there(small_atlas, seed, scale):
+    """What a live frame's reading of the cards' part relies on (``LiveDetection.region``): the part
+    moved onto the network's grid, the same indexes at the same places and confidences, where a
+    part read from just anywhere shifts the network's cells and so its boxes."""
+    from vision.reader.detections import iou
+    from vision.reader.detector import CardDetector
+    from vision.synth.augment import photograph
+    from vision.synth.render import render_scene
+    from vision.synth.scenes import build_scene
+
+    scene = build_scene(small_atlas, seed, (1920, 1080), "test")
+    frame = photograph(render_scene(scene, small_atlas), scene.owners, seed)
+    detector = CardDetector(conf=0.2)
+    whole = detector.boxes(frame, scale)
+    assert len(whole) >= 10
+    x0, y0 = whole.xyxy[:, :2].min(axis=0) - 77  # not on the grid: moved onto it
+    x1, y1 = whole.xyxy[:, 2:].max(axis=0) + 61
+    region = (int(max(x0, 0)), int(max(y0, 0)), int(x1), int(y1))
+    part = detector.boxes(frame, scale, region)
+    assert len(part) == len(whole)
+    overlap = iou(whole.xyxy, part.xyxy)
+    best = overlap.argmax(axis=1)
+    assert overlap.max(axis=1).min() >= 0.95 and len(set(best)) == len(whole)
+    assert np.abs(whole.confidence - part.confidence[best]).max() <= 0.03

@@ -61,7 +61,7 @@ class RecordingDetector:
     """Stands in for the card detector: finds indexes of one size, and records how it was asked."""
 
     def __init__(self, side: float, count: int = 5):
-        self.side, self.count, self.asked = side, count, []
+        self.side, self.count, self.asked, self.regions = side, count, [], []
 
     def default_scale(self, width: int) -> float:
         return 1.0
@@ -69,12 +69,14 @@ class RecordingDetector:
     def _finds(self) -> Detections:
         return finds(*[(10 * k, 0, 10 * k + self.side / 2, self.side, 0.9) for k in range(self.count)])
 
-    def detect(self, frame, scale=None) -> Detections:
+    def detect(self, frame, scale=None, region=None) -> Detections:
         self.asked.append(scale)
+        self.regions.append(region)
         return self._finds()
 
     def detect_still(self, frame) -> Detections:
         self.asked.append("still")
+        self.regions.append("still")
         return self._finds()
 
 
@@ -93,6 +95,45 @@ def test_a_live_video_is_read_as_a_still_first_then_once_at_the_scale_its_index_
     small = RecordingDetector(side=20.0)
     read_live(LiveDetection(small), 3)
     assert small.asked == ["still", None, None]  # the default views read 20 px indexes
+
+
+def test_a_live_video_reads_the_part_of_the_frame_its_cards_lie_in_and_now_and_then_the_whole():
+    from vision.reader.card_reader import LiveDetection
+
+    detector = RecordingDetector(side=20.0)  # five finds from (0, 0) to (50, 20): 20 px indexes
+    detection = LiveDetection(detector)
+    read_live(detection, 7)
+    part = (0, 0, 50 + 8 * 20, 20 + 8 * 20)  # widened by eight index sizes, within the frame
+    assert detector.regions == ["still", part, part, part, None, part, part]
+    gone = RecordingDetector(side=20.0, count=2)  # too few to say where the cards lie
+    read_live(LiveDetection(gone), 4)
+    assert gone.regions == ["still", None, None, None]
+
+
+def test_a_live_frame_whose_finds_reach_the_edge_of_the_part_read_is_followed_by_a_whole_one():
+    """A meld laid across the part's edge is read in part: the next frame is read whole."""
+    from vision.reader.card_reader import LiveDetection
+
+    detector = RecordingDetector(side=20.0)
+    detection = LiveDetection(detector)
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    detection.saw(detection.detect(frame))  # the still: five finds from (0, 0) to (50, 20)
+    assert detection.detect(frame) is not None and detector.regions[-1] == (0, 0, 210, 180)
+    detection.saw(finds((0, 0, 10, 20, 0.9), (100, 0, 110, 20, 0.9), (160, 150, 170, 170, 0.9)))  # 10 px from its edge
+    detection.detect(frame)
+    assert detector.regions[-1] is None
+    detection.saw(detector._finds())
+    detection.detect(frame)
+    assert detector.regions[-1] == (0, 0, 170 + 160, 170 + 160)  # the last readings' finds, widened
+
+
+def test_a_live_videos_cards_over_most_of_the_frame_are_read_whole():
+    from vision.reader.card_reader import LiveDetection
+
+    detection = LiveDetection(RecordingDetector(side=20.0))
+    detection.saw(finds((10, 10, 20, 30, 0.9), (1800, 1000, 1810, 1020, 0.9), (900, 500, 910, 520, 0.9)))
+    assert detection.region((1080, 1920)) is None
+    assert detection.region((2160, 3840)) == (0, 0, 1810 + 160, 1020 + 160)
 
 
 def test_while_a_live_video_shows_too_few_indexes_every_tenth_frame_is_read_as_a_still():

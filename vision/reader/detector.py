@@ -26,6 +26,7 @@ by the same runtime as the network; its torch save for the reference.
 from __future__ import annotations
 
 import ast
+import math
 from pathlib import Path
 
 import cv2
@@ -116,10 +117,12 @@ class CardDetector:
         #: The facing network the classifier's finds are turned upright by (:meth:`read`); ``None``: as they lie.
         self.facing = facing
 
-    def detect(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
+    def detect(self, frame_bgr: np.ndarray, scale: float | None = None,
+               region: tuple[int, int, int, int] | None = None) -> Detections:
         """Corner indexes in the frame, in frame pixels: read at its default views, or once at
-        ``scale`` (frame to network; :func:`vision.reader.scales.live_scale` chooses it for live video)."""
-        found = self.boxes(frame_bgr, scale)
+        ``scale`` (frame to network; :func:`vision.reader.scales.live_scale` chooses it for live video);
+        the network reads only ``region`` of it where given (:meth:`boxes`)."""
+        found = self.boxes(frame_bgr, scale, region)
         if self.classifier is None:
             return found
         return self.named(found, self.read(frame_bgr, found))
@@ -161,14 +164,19 @@ class CardDetector:
         named = named_finds(found, probabilities, self.naming)
         return named[named.confidence >= self.conf]
 
-    def boxes(self, frame_bgr: np.ndarray, scale: float | None = None) -> Detections:
+    def boxes(self, frame_bgr: np.ndarray, scale: float | None = None,
+              region: tuple[int, int, int, int] | None = None) -> Detections:
         """The network's finds in the frame at the detector's threshold, in frame pixels: a
         two-stage detector's before its classifier names them (all of class 0). Read at the
-        frame's default views (:meth:`default_widths`), or once at ``scale``."""
+        frame's default views (:meth:`default_widths`), or once at ``scale``. With ``region``
+        (x0, y0, x1, y1, frame pixels) and one view, the network reads that part of the frame alone
+        (:meth:`_region`)."""
         _check_frame(frame_bgr)
+        widths = self.default_widths(frame_bgr.shape[1])
+        if region is not None and (scale is not None or len(widths) == 1):
+            return self._region(frame_bgr, widths[0] / frame_bgr.shape[1] if scale is None else scale, region)
         if scale is not None:
             return self._view(frame_bgr, max(STRIDE, round(frame_bgr.shape[1] * scale)), self.conf)
-        widths = self.default_widths(frame_bgr.shape[1])
         if len(widths) == 1:
             return self._view(frame_bgr, widths[0], self.conf)
         joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
@@ -197,6 +205,21 @@ class CardDetector:
     def default_scale(self, frame_width: int) -> float:
         """The scale (frame to network) of the narrowest of a frame's default views."""
         return min(self.default_widths(frame_width)) / frame_width
+
+    def _region(self, frame_bgr: np.ndarray, scale: float, region: tuple[int, int, int, int]) -> Detections:
+        """The finds of one part of the frame read at ``scale``, as the whole frame read at it finds
+        them there: the part's corners are moved out onto the network's grid (multiples of
+        :data:`STRIDE` of its pixels, or the frame's edge), so that the part shrinks by exactly
+        ``scale`` and the network sees the same pixels in the same cells; the finds are then moved
+        back into the frame's pixels."""
+        step = STRIDE / scale
+        x0, y0 = (max(0, int(value // step * step)) for value in region[:2])
+        x1, y1 = (min(edge, int(start + math.ceil((end - start) / step) * step))
+                  for start, end, edge in ((x0, region[2], frame_bgr.shape[1]), (y0, region[3], frame_bgr.shape[0])))
+        if x1 - x0 < step or y1 - y0 < step:
+            return Detections.empty()
+        found = self._view(frame_bgr[y0:y1, x0:x1], max(STRIDE, round((x1 - x0) * scale)), self.conf)
+        return Detections(found.xyxy + np.array([x0, y0, x0, y0], np.float32), found.confidence, found.class_id)
 
     def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
         """The network's finds in the frame read at one width, at a threshold, in frame pixels."""

@@ -14,7 +14,8 @@ webcam or a phone photo shows indexes far larger than that, so:
   small passes, not its full resolution.
 * a **live frame** is read in one pass, at the scale that brings the median index of the last
   readings into the band (:func:`live_scale`), or at its default views while indexes are no larger
-  than the band.
+  than the band; mostly only the part of it the cards lie in
+  (:class:`vision.reader.card_reader.LiveDetection`).
 """
 
 from __future__ import annotations

@@ -660,3 +660,33 @@ def test_a_part_of_a_frame_read_alone_gives_the_finds_the_whole_frame_gives_ther
     best = overlap.argmax(axis=1)
     assert overlap.max(axis=1).min() >= 0.95 and len(set(best)) == len(whole)
     assert np.abs(whole.confidence - part.confidence[best]).max() <= 0.03
+
+
+@pytest.mark.parametrize(("size", "scale"), [((1920, 1080), 1.0), ((2560, 1440), 0.75), ((2560, 1440), 0.375),
+                                             ((1366, 768), 0.5), ((4096, 2160), 0.25), ((1920, 1080), 0.125)])
+def test_a_part_meets_the_network_cut_from_the_whole_frames_input_at_any_scale(size, scale):
+    """Frame sizes whose grid step (32 network pixels) is no whole number of frame pixels (1440p at
+    0.75, 1366 wide at a half) too: the part is cut from the whole frame's network input on its
+    grid, so a find there comes back at the same frame pixels. The network stands in: it finds the
+    one red dot of the picture it is given."""
+    from vision.reader.detector import STRIDE, CardDetector
+
+    detector = CardDetector.__new__(CardDetector)  # no weights: the network below stands in
+    detector.conf, detector.input_width, detector.backend = 0.1, None, "openvino"
+    given = []
+
+    def network(canvas):
+        given.append(canvas)
+        y, x = np.unravel_index(canvas[..., 2].astype(int).argmax(), canvas.shape[:2])
+        return np.array([[[x + 0.5], [y + 0.5], [6.0], [6.0], [0.9]]], np.float32)
+
+    detector.network = network
+    width, height = size
+    frame = np.zeros((height, width, 3), np.uint8)
+    frame[int(height * 0.61):int(height * 0.61) + 12, int(width * 0.43):int(width * 0.43) + 12] = (0, 0, 255)
+    whole = detector.boxes(frame, scale)
+    region = (int(width * 0.3) + 7, int(height * 0.5) + 3, int(width * 0.7) - 5, int(height * 0.9) + 1)
+    part = detector.boxes(frame, scale, region)
+    assert given[1].shape[0] < given[0].shape[0] and given[1].shape[1] < given[0].shape[1]
+    assert given[1].shape[0] % STRIDE == 0 and given[1].shape[1] % STRIDE == 0
+    np.testing.assert_allclose(part.xyxy, whole.xyxy, atol=1e-3)

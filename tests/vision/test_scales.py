@@ -127,6 +127,26 @@ def test_a_live_frame_whose_finds_reach_the_edge_of_the_part_read_is_followed_by
     assert detector.regions[-1] == (0, 0, 170 + 160, 170 + 160)  # the last readings' finds, widened
 
 
+def test_a_live_frame_of_another_size_is_measured_afresh_and_a_two_view_frame_read_whole():
+    from vision.reader.card_reader import LiveDetection
+
+    detector = RecordingDetector(side=20.0)
+    detection = LiveDetection(detector)
+    read_live(detection, 3)
+    detection.saw(detection.detect(np.zeros((2160, 3840, 3), np.uint8)))  # the camera's mode changed
+    assert detector.regions == ["still", (0, 0, 210, 180), (0, 0, 210, 180), "still"]
+
+    class TwoViews(RecordingDetector):
+        def default_widths(self, width: int) -> tuple[int, ...]:
+            return (1280, 1920)  # a frame narrower than 1920 px: its two views' finds are joined
+
+    narrow = TwoViews(side=20.0)
+    two = LiveDetection(narrow)
+    for _ in range(3):
+        two.saw(two.detect(np.zeros((720, 1280, 3), np.uint8)))
+    assert narrow.regions == ["still", None, None]
+
+
 def test_a_live_videos_cards_over_most_of_the_frame_are_read_whole():
     from vision.reader.card_reader import LiveDetection
 

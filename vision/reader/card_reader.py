@@ -175,7 +175,8 @@ class LiveDetection:
     ENOUGH = 3
     PROBE_EVERY = 10
     #: How far beyond the sure finds the part read reaches, in their median index sizes (longer
-    #: sides): more than a card's height, so a card laid beside a meld or a pile is inside it.
+    #: sides; a card is about six of them tall): more than a card's height, so a card laid
+    #: beside a meld or a pile is inside it.
     MARGIN = 8.0
     WHOLE_EVERY = 4
     #: A part at least this share of the frame's pixels: the whole frame is read.
@@ -189,20 +190,25 @@ class LiveDetection:
         self._misses = 0
         self._frames = 0
         self._read: tuple[int, int, int, int] | None = None  #: the part the last frame was read in
-        self._shape = (0, 0)  #: and that frame's height and width
+        self._shape: tuple[int, ...] = (0, 0)  #: the frames' height and width
         self._whole_next = False
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         self._read = None
+        if frame_bgr.shape[:2] != self._shape:  # another camera mode: its sizes and places are new
+            self._sides.clear()
+            self._extents.clear()
+            self._shape = frame_bgr.shape[:2]
         if not hasattr(self.detector, "detect_still"):
             return self.detector.detect(frame_bgr)
         if not self._sides and self._misses % self.PROBE_EVERY == 0:
             return self.detector.detect_still(frame_bgr)
         scale = live_scale(self.median, self.detector.default_scale(frame_bgr.shape[1]))
         self._frames += 1
-        whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0
+        # A narrow frame read at its two default views is read whole: the views' finds are joined.
+        views = getattr(self.detector, "default_widths", lambda width: (width,))(frame_bgr.shape[1])
+        whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0 or (scale is None and len(views) > 1)
         self._read = None if whole else self.region(frame_bgr.shape[:2])
-        self._shape = frame_bgr.shape[:2]
         self._whole_next = False
         return self.detector.detect(frame_bgr, scale, self._read)
 
@@ -210,7 +216,7 @@ class LiveDetection:
         """(x0, y0, x1, y1): the part of a frame (``frame_shape``: its height and width) the cards of
         the last readings lie in, with the margin; ``None`` (the whole frame) where they are not
         known or fill most of it (see the class)."""
-        if not self._extents:
+        if not self._extents:  # (known extents come with known index sizes: saw() takes both)
             return None
         height, width = frame_shape
         margin = self.MARGIN * float(self.median)

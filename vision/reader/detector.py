@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -170,13 +171,14 @@ class CardDetector:
         two-stage detector's before its classifier names them (all of class 0). Read at the
         frame's default views (:meth:`default_widths`), or once at ``scale``. With ``region``
         (x0, y0, x1, y1, frame pixels) and one view, the network reads that part of the frame alone
-        (:meth:`_region`)."""
+        (:meth:`_part`)."""
         _check_frame(frame_bgr)
         widths = self.default_widths(frame_bgr.shape[1])
-        if region is not None and (scale is not None or len(widths) == 1):
-            return self._region(frame_bgr, widths[0] / frame_bgr.shape[1] if scale is None else scale, region)
         if scale is not None:
-            return self._view(frame_bgr, max(STRIDE, round(frame_bgr.shape[1] * scale)), self.conf)
+            width = max(STRIDE, round(frame_bgr.shape[1] * scale))
+            return self._view(frame_bgr, width, self.conf) if region is None else self._part(frame_bgr, width, region)
+        if region is not None and len(widths) == 1:
+            return self._part(frame_bgr, widths[0], region)
         if len(widths) == 1:
             return self._view(frame_bgr, widths[0], self.conf)
         joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
@@ -206,20 +208,24 @@ class CardDetector:
         """The scale (frame to network) of the narrowest of a frame's default views."""
         return min(self.default_widths(frame_width)) / frame_width
 
-    def _region(self, frame_bgr: np.ndarray, scale: float, region: tuple[int, int, int, int]) -> Detections:
-        """The finds of one part of the frame read at ``scale``, as the whole frame read at it finds
-        them there: the part's corners are moved out onto the network's grid (multiples of
-        :data:`STRIDE` of its pixels, or the frame's edge), so that the part shrinks by exactly
-        ``scale`` and the network sees the same pixels in the same cells; the finds are then moved
+    def _part(self, frame_bgr: np.ndarray, width: int, region: tuple[int, int, int, int]) -> Detections:
+        """The finds of one part of the frame (``region``: x0, y0, x1, y1, frame pixels) as the
+        whole frame read at ``width`` finds them there: the frame letterboxed as for that reading,
+        then cut on the network's grid (multiples of :data:`STRIDE` of its pixels) round the part,
+        so that the network sees the same pixels in the same cells at any scale; the finds moved
         back into the frame's pixels."""
-        step = STRIDE / scale
-        x0, y0 = (max(0, int(value // step * step)) for value in region[:2])
-        x1, y1 = (min(edge, int(start + math.ceil((end - start) / step) * step))
-                  for start, end, edge in ((x0, region[2], frame_bgr.shape[1]), (y0, region[3], frame_bgr.shape[0])))
-        if x1 - x0 < step or y1 - y0 < step:
+        canvas, scale = letterbox(frame_bgr, width)
+        height, width = canvas.shape[:2]
+
+        def on_grid(value: float, rounding, limit: int) -> int:  # network pixels, within the canvas
+            return int(max(0, min(limit, rounding(value * scale / STRIDE) * STRIDE)))
+
+        x0, y0 = on_grid(region[0], math.floor, width), on_grid(region[1], math.floor, height)
+        x1, y1 = on_grid(region[2], math.ceil, width), on_grid(region[3], math.ceil, height)
+        if x1 <= x0 or y1 <= y0:
             return Detections.empty()
-        found = self._view(frame_bgr[y0:y1, x0:x1], max(STRIDE, round((x1 - x0) * scale)), self.conf)
-        return Detections(found.xyxy + np.array([x0, y0, x0, y0], np.float32), found.confidence, found.class_id)
+        found = postprocess(self.network(np.ascontiguousarray(canvas[y0:y1, x0:x1])), self.conf, scale)
+        return replace(found, xyxy=found.xyxy + np.array([x0, y0, x0, y0], np.float32) / scale)
 
     def _view(self, frame_bgr: np.ndarray, width: int, conf: float) -> Detections:
         """The network's finds in the frame read at one width, at a threshold, in frame pixels."""

@@ -215,13 +215,13 @@ class CardDetector:
         so that the network sees the same pixels in the same cells at any scale; the finds moved
         back into the frame's pixels."""
         canvas, scale = letterbox(frame_bgr, width)
-        height, width = canvas.shape[:2]
+        rows, columns = canvas.shape[:2]
 
         def on_grid(value: float, rounding, limit: int) -> int:  # network pixels, within the canvas
             return int(max(0, min(limit, rounding(value * scale / STRIDE) * STRIDE)))
 
-        x0, y0 = on_grid(region[0], math.floor, width), on_grid(region[1], math.floor, height)
-        x1, y1 = on_grid(region[2], math.ceil, width), on_grid(region[3], math.ceil, height)
+        x0, y0 = on_grid(region[0], math.floor, columns), on_grid(region[1], math.floor, rows)
+        x1, y1 = on_grid(region[2], math.ceil, columns), on_grid(region[3], math.ceil, rows)
         if x1 <= x0 or y1 <= y0:
             return Detections.empty()
         found = postprocess(self.network(np.ascontiguousarray(canvas[y0:y1, x0:x1])), self.conf, scale)

@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.against and not args.against.name.endswith(OPENVINO_INT8):
         parser.error(f"--against takes an OpenVINO int8 detector, NAME{OPENVINO_INT8} (its .bin and the int8 "
                      f"classifier beside it, as models/ holds them), not {args.against.name}")
+    # The second reader timed in the same turns, as the table names it.
+    second = (args.against.name if args.against else "read as they lie" if args.lying
+              else "every frame whole" if args.whole else None)
     atlas = FaceAtlas(args.atlas)
     cases = {}
     for name, seed, size, close, live in (("a whole table, 1080p webcam, live", 3, (1920, 1080), False, True),
@@ -96,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                                           ("a 12 MP phone photo, still", 9, (4000, 3000), True, False)):
         frame, indexes = picture(atlas, seed, size, close)
         runs = []
-        second = args.lying or args.whole
-        for number, weights in enumerate((None, args.against) if args.against else (None, None)[:1 + second]):
+        for number, weights in enumerate((None, args.against) if args.against else (None, None)[:1 + bool(second)]):
             reader = CardReader(weights=weights)  # the app's: the shipped networks on every core
             if number and args.lying:
                 reader.detector.facing = None  # the table reader still faces its sure finds
@@ -130,8 +132,6 @@ def main(argv: list[str] | None = None) -> int:
                 if number == 0:
                     read[name] = len(reading.cards())
     print(f"int8 instructions: {int8_instructions()}; median of {args.repeats}\n")
-    second = (args.against.name if args.against else "read as they lie" if args.lying
-              else "every frame whole" if args.whole else None)
     against = f" | {second}, ms | ratio" if second else ""
     print(f"| picture | labelled indexes | cards read | median ms | mean ms | of its budget{against} |")
     print("|---|---|---|---|---|---|" + ("---|---|" if second else ""))

@@ -68,8 +68,8 @@ def read_image(path: Path) -> np.ndarray:
     if not data:
         raise FrameSourceError(f"{path}: empty file")
     size, pillow_format = _header_size(path, data)
-    if size is None and _phone_format(data):
-        raise FrameSourceError(f"{path}: a damaged or truncated {_phone_format(data)} photo")
+    if size is None and (said := _phone_format(data)):
+        raise FrameSourceError(f"{path}: a damaged or truncated {said} photo")
     if size is None:
         raise FrameSourceError(f"{path}: not an image OpenCV can decode")
     _check_size(path, *size)
@@ -78,7 +78,7 @@ def read_image(path: Path) -> np.ndarray:
     if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-16:]:
         raise FrameSourceError(f"{path}: truncated PNG (no IEND chunk)")
     if pillow_format in PHONE_FORMATS:
-        image = _pillow_decoded(path, data, PHONE_FORMATS[pillow_format])
+        image = _pillow_decoded(path, data, pillow_format)
     else:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
@@ -101,16 +101,17 @@ def _phone_format(data: bytes) -> str | None:
     return "AVIF" if brand.startswith(b"avi") else "HEIC" if brand[:3] in (b"hei", b"hev", b"mif", b"msf") else None
 
 
-def _pillow_decoded(path: Path, data: bytes, name: str) -> np.ndarray:
-    """A HEIC or AVIF photo (``name``) as a BGR image, upright (see the module); a file that stops
-    short or is damaged is a :class:`FrameSourceError`."""
+def _pillow_decoded(path: Path, data: bytes, pillow_format: str) -> np.ndarray:
+    """A HEIC or AVIF photo (the format Pillow named from its header, a key of :data:`PHONE_FORMATS`)
+    as a BGR image, upright (see the module); a file that stops short or is damaged is a
+    :class:`FrameSourceError`."""
     try:
-        with Image.open(io.BytesIO(data), formats=[format for format, said in PHONE_FORMATS.items()
-                                                   if said == name]) as opened:
+        with Image.open(io.BytesIO(data), formats=[pillow_format]) as opened:
             picture = ImageOps.exif_transpose(opened).convert("RGB")
     except Exception as error:  # libheif's and libavif's own errors, among others
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise FrameSourceError(f"{path}: a damaged or truncated {name} photo ({reason})") from None
+        raise FrameSourceError(f"{path}: a damaged or truncated {PHONE_FORMATS[pillow_format]} photo "
+                               f"({reason})") from None
     return cv2.cvtColor(np.asarray(picture), cv2.COLOR_RGB2BGR)
 
 

@@ -18,6 +18,8 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from vision.reader.frame_sources import ImageFile
+
 #: Readings a second at most: the table changes at the pace of play, and the picture (25 frames a
 #: second on two cores) needs the rest of the machine.
 MAX_READINGS_PER_SECOND = 8
@@ -42,14 +44,15 @@ class ReadingWorker(QObject):
         self._classifier = None  #: an index classifier it names the detector's finds with, likewise
         self._new_view = False  #: the next frame is another video's: the reader forgets the view it measured
         self._new_hand = False  #: the next frame is of a new hand: the reader forgets the last one's turn card
-        self._photos: list[tuple[int, np.ndarray]] = []  #: photos to read before the next frame
+        self._photos: list[tuple[int, ImageFile | np.ndarray]] = []  #: photos to read before the next frame
 
-    def offer_photo(self, number: int, picture_bgr: np.ndarray) -> None:
-        """Read this photo (:meth:`~vision.reader.card_reader.CardReader.read_photo`) before the next frame,
-        on this thread, which alone runs the reader; the answer comes as :attr:`photo_read` or
+    def offer_photo(self, number: int, picture: ImageFile | np.ndarray) -> None:
+        """Decode this photo (a checked file, or BGR pixels) and read it
+        (:meth:`~vision.reader.card_reader.CardReader.read_photo`) before the next frame, on this
+        thread, which alone runs the reader; the answer comes as :attr:`photo_read` or
         :attr:`photo_failed` with ``number``."""
         with self._wake:
-            self._photos.append((number, picture_bgr))
+            self._photos.append((number, picture))
             self._wake.notify()
 
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
@@ -127,8 +130,10 @@ class ReadingWorker(QObject):
                 continue
             self.reading.emit(take, number, reading)
 
-    def _read_photo(self, number: int, picture_bgr: np.ndarray) -> None:
+    def _read_photo(self, number: int, picture: ImageFile | np.ndarray) -> None:
         try:
+            # A 12 MP HEIC photo takes about a second to decode: here, not on the window's thread.
+            picture_bgr = picture.decode() if isinstance(picture, ImageFile) else picture
             reading = self.reader.read_photo(picture_bgr)
         except Exception as error:  # a reader failure is the photo's, not the app's
             self.photo_failed.emit(number, str(error))
@@ -172,10 +177,11 @@ class LiveReading(QObject):
     def offer(self, number: int, frame_bgr: np.ndarray) -> None:
         self._worker.offer(number, frame_bgr)
 
-    def read_photo(self, number: int, picture_bgr: np.ndarray) -> None:
-        """Read a still photo on the reading thread, before its next frame; the reading comes back as
-        :attr:`photo_read` (or :attr:`photo_failed`) with ``number``."""
-        self._worker.offer_photo(number, picture_bgr)
+    def read_photo(self, number: int, picture: ImageFile | np.ndarray) -> None:
+        """Decode and read a still photo (a checked file, or BGR pixels) on the reading thread, before
+        its next frame; the reading comes back as :attr:`photo_read` (or :attr:`photo_failed`) with
+        ``number``."""
+        self._worker.offer_photo(number, picture)
 
     def new_source(self) -> None:
         """Another video plays from now on (its frames numbered from 0): drop the old one's readings.

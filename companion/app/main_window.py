@@ -39,7 +39,7 @@ from companion import TEAMS, HandState, Meld, TurnCardDrawn, parse_cards
 from companion.hand import Event
 from companion.handlog import HandLogError
 from vision.reader.deck_learning import learnt_classifier
-from vision.reader.frame_sources import FrameSourceError, read_image
+from vision.reader.frame_sources import FrameSourceError, open_image
 from vision.reader.reading import SURE
 from vision.reader.team_areas import TABLE_SETUP_FILE, TableSetup, TableSetupError
 from vision.reader.tracking import settle_guesses
@@ -599,17 +599,13 @@ class MainWindow(QMainWindow):
             paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "", PHOTO_FILTER)
         if not paths:
             return
-        pictures = []
-        # Decoding takes a moment (a 12 MP HEIC photo about a second): the wait cursor says so.
-        QApplication.setOverrideCursor(Qt.WaitCursor)
+        # Each file's header is checked here, at once (a picture that is no photo, or too large, is
+        # told before any question); its pixels are decoded on the reading thread.
         try:
-            for path in paths:
-                pictures.append(read_image(Path(path)))
+            pictures = [open_image(Path(path)) for path in paths]
         except FrameSourceError as error:
-            QApplication.restoreOverrideCursor()
             QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
             return
-        QApplication.restoreOverrideCursor()
         owners = self.ask_whose_photos(paths)
         if owners is None:
             return
@@ -622,8 +618,10 @@ class MainWindow(QMainWindow):
         return dialog.owners() if dialog.exec() == QDialog.Accepted else None
 
     def _photos_unread(self, why: str) -> None:
+        """A photo of the set could not be decoded or read: said in one line, the game goes on."""
         QApplication.restoreOverrideCursor()
-        self.statusBar().showMessage(f"The card reader could not read the photo: {why}")
+        self.statusBar().clearMessage()
+        QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {why}")
 
     def _score_from_photos(self, hands: list) -> None:
         """The photos are read: let the players check what they show and add the hand to the sheet."""

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from companion import TEAMS
+from vision.reader.frame_sources import ImageFile
 
 from .live import LiveReading
 
@@ -88,9 +89,9 @@ class PhotoReading(QObject):
     def busy(self) -> bool:
         return bool(self._waiting)
 
-    def read(self, pictures: list[np.ndarray], owners: list[str | None]) -> None:
-        """Read these pictures (BGR), whose cards each shows beside it; a set still being read is
-        dropped."""
+    def read(self, pictures: list[ImageFile | np.ndarray], owners: list[str | None]) -> None:
+        """Read these pictures (checked files, decoded on the reading thread, or BGR pixels), whose
+        cards each shows beside it; a set still being read is dropped."""
         self._waiting.clear()
         self._owners, self._hands = list(owners), [None] * len(pictures)
         for place, picture in enumerate(pictures):

@@ -93,6 +93,43 @@ def test_a_file_that_is_no_photo_gets_one_line_and_the_app_goes_on(qtbot, store,
     window.close()
 
 
+def test_a_heic_photo_cut_short_is_told_in_one_line_once_its_pixels_fail_to_decode(qtbot, store, table_photo,
+                                                                                     tmp_path, monkeypatch):
+    """A HEIC whose header is whole but whose pixels stop short passes the first check, is decoded on
+    the reading thread, and fails there: one line naming the file, nothing scored, the app goes on."""
+    heic = save_heic(Image.open(table_photo), tmp_path / "whole.HEIC")
+    cut = tmp_path / "IMG_0002.HEIC"
+    cut.write_bytes(heic.read_bytes()[: heic.stat().st_size // 2])
+    window, shown = window_scoring(qtbot, store, [None])
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    with qtbot.waitSignal(window.photo_reading.failed, timeout=60000):
+        window.score_photos([str(cut)])
+    assert len(said) == 1 and "\n" not in said[0] and str(cut) in said[0] and "HEIC" in said[0], said
+    assert shown == [] and not window.photo_reading.busy
+    window.close()
+
+
+def test_a_photo_is_decoded_on_the_reading_thread_not_the_windows(qtbot, store, table_photo, monkeypatch):
+    """A 48 MP HEIC takes about 1.8 s to decode: the window's thread only checks the file's header."""
+    import threading
+
+    from vision.reader.frame_sources import ImageFile
+
+    decoded_on = []
+    decode = ImageFile.decode
+
+    def watched(self):
+        decoded_on.append(threading.current_thread() is threading.main_thread())
+        return decode(self)
+    monkeypatch.setattr(ImageFile, "decode", watched)
+    window, shown = window_scoring(qtbot, store, [None])
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.score_photos([str(table_photo)])
+    assert decoded_on == [False] and len(shown) == 1
+    window.close()
+
+
 def test_an_iphones_heic_photo_taken_sideways_is_scored_upright(qtbot, store, table_photo, tmp_path):
     """The table photo as an iPhone held sideways stores it: HEIC, its pixels a quarter turn round,
     the orientation tag saying to turn them back. Dropped on the window, it reads as the upright

@@ -169,6 +169,15 @@ def test_the_detector_reads_each_frame_at_its_widths_unless_told_one(random_mode
     assert widths == [MAX_INPUT_WIDTH, *NARROW_FRAME_WIDTHS, 640]
 
 
+def test_only_a_frame_read_at_one_view_may_be_read_in_part(random_model):
+    """The one decision the detector's boxes and the live reader's choice of part both take."""
+    detector = CardDetector(random_model, classifier=False)
+    assert detector.one_view(1920) == 1920 and detector.one_view(3840) == 1920
+    assert detector.one_view(1280) is None  # its two default views' finds are joined: read whole
+    assert detector.one_view(1280, scale=0.5) == 640 and detector.one_view(1920, scale=0.25) == 480
+    assert CardDetector(random_model, classifier=False, input_width=640).one_view(1280) == 640
+
+
 def found(*rows) -> Detections:
     """Finds from rows of (x1, y1, x2, y2, confidence, class)."""
     rows = np.array(rows, np.float32).reshape(-1, 6)

@@ -137,8 +137,8 @@ def test_a_live_frame_of_another_size_is_measured_afresh_and_a_two_view_frame_re
     assert detector.regions == ["still", (0, 0, 210, 180), (0, 0, 210, 180), "still"]
 
     class TwoViews(RecordingDetector):
-        def default_widths(self, width: int) -> tuple[int, ...]:
-            return (1280, 1920)  # a frame narrower than 1920 px: its two views' finds are joined
+        def one_view(self, width: int, scale: float | None) -> int | None:
+            return None if scale is None else round(width * scale)  # two default views, their finds joined
 
     narrow = TwoViews(side=20.0)
     two = LiveDetection(narrow)

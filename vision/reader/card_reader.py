@@ -205,9 +205,9 @@ class LiveDetection:
             return self.detector.detect_still(frame_bgr)
         scale = live_scale(self.median, self.detector.default_scale(frame_bgr.shape[1]))
         self._frames += 1
-        # A narrow frame read at its two default views is read whole: the views' finds are joined.
-        views = getattr(self.detector, "default_widths", lambda width: (width,))(frame_bgr.shape[1])
-        whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0 or (scale is None and len(views) > 1)
+        # A frame read at two views (a narrow one at its default views) is read whole: their finds are joined.
+        one_view = getattr(self.detector, "one_view", lambda width, scale: width)(frame_bgr.shape[1], scale)
+        whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0 or one_view is None
         self._read = None if whole else self.region(frame_bgr.shape[:2])
         self._whole_next = False
         return self.detector.detect(frame_bgr, scale, self._read)

@@ -173,16 +173,14 @@ class CardDetector:
         (x0, y0, x1, y1, frame pixels) and one view, the network reads that part of the frame alone
         (:meth:`_part`)."""
         _check_frame(frame_bgr)
-        widths = self.default_widths(frame_bgr.shape[1])
-        if scale is not None:
-            width = max(STRIDE, round(frame_bgr.shape[1] * scale))
-            return self._view(frame_bgr, width, self.conf) if region is None else self._part(frame_bgr, width, region)
-        if region is not None and len(widths) == 1:
-            return self._part(frame_bgr, widths[0], region)
-        if len(widths) == 1:
-            return self._view(frame_bgr, widths[0], self.conf)
-        joined = join_views([self._view(frame_bgr, width, self.conf * VIEW_FLOOR) for width in widths])
-        return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
+        width = self.one_view(frame_bgr.shape[1], scale)
+        if width is None:  # two views, their finds joined: read whole
+            widths = self.default_widths(frame_bgr.shape[1])
+            joined = join_views([self._view(frame_bgr, view, self.conf * VIEW_FLOOR) for view in widths])
+            return joined[joined.confidence >= self.conf][:MAX_DETECTIONS]
+        if region is None:
+            return self._view(frame_bgr, width, self.conf)
+        return self._part(frame_bgr, width, region)
 
     def boxes_still(self, frame_bgr: np.ndarray) -> Detections:
         """:meth:`boxes` for a still picture, read as a pyramid (:mod:`vision.reader.scales`): its levels
@@ -203,6 +201,15 @@ class CardDetector:
         """The widths a frame this wide is read at by default: the detector's one ``input_width``
         if it was given one, else :func:`input_widths_for`'s."""
         return (self.input_width,) if self.input_width else input_widths_for(frame_width)
+
+    def one_view(self, frame_width: int, scale: float | None = None) -> int | None:
+        """The one network width a frame this wide is read at, at ``scale`` or else at its default
+        views; ``None`` where those are two, whose finds are joined. Only a frame read at one view
+        can be read in part (:meth:`boxes`' ``region``), so the live reader asks this too."""
+        if scale is not None:
+            return max(STRIDE, round(frame_width * scale))
+        widths = self.default_widths(frame_width)
+        return widths[0] if len(widths) == 1 else None
 
     def default_scale(self, frame_width: int) -> float:
         """The scale (frame to network) of the narrowest of a frame's default views."""

@@ -33,7 +33,7 @@ from companion import TEAMS, HandFileError, Meld, parse_cards
 from .cards_ui import REMOVE, CardRow, ask_card
 from .draft import HandDraft, Place
 from .game import Game
-from .words import as_title, special_hand_name, where_written, with_names
+from .words import as_title, hand_problem, special_hand_name, where_written, with_names
 
 
 def place_title(draft: HandDraft, team: str, place: Place) -> str:
@@ -204,7 +204,8 @@ class EndOfHandDialog(QDialog):
         except HandFileError as error:
             self.report = None
             self.breakdown.setText(
-                f"<span style='color:#b00020'><b>Can't score this hand yet:</b> {html.escape(str(error))}</span>"
+                f"<span style='color:#b00020'><b>Can't score this hand yet:</b> "
+                f"{html.escape(hand_problem(str(error), self.game.team_names))}</span>"
             )
         else:
             names = self.game.team_names

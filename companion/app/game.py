@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from companion import TEAMS, ScoreSheet, TableRules, Violation, load_hand, score_report
+from companion import TEAMS, HandFileError, ScoreSheet, TableRules, Violation, load_hand, score_report
 from companion.handfile import hand_warnings
 
 from .store import UNCHANGED, DamagedGame, GameChanged, GameRecord, Store
@@ -168,5 +168,8 @@ class Game:
 
     def _checked(self, hand: dict[str, Any]) -> dict[str, Any]:
         """``hand`` once the core accepts it (``ScoreSheet.add`` checks; it has no ``insert``)."""
-        ScoreSheet(self.variant, self.rules).add(hand)
+        try:
+            ScoreSheet(self.variant, self.rules).add(hand)
+        except HandFileError as error:  # the one hand of a sheet made to check it: "hand 1" would mislead
+            raise HandFileError(str(error).removeprefix("hand 1: ")) from None
         return copy.deepcopy(hand)

@@ -32,6 +32,7 @@ from .export import write_pdf
 from .game import Game
 from .sheet_table import sheet_table, write_csv
 from .store import UNCHANGED, GameChanged
+from .words import hand_problem
 
 #: What can go wrong while a change is committed: the core refuses the hand, or the disk fails.
 COMMIT_ERRORS = (HandFileError, sqlite3.Error, OSError)
@@ -208,7 +209,8 @@ class SheetView(QWidget):
             self.refresh()
             return False
         except COMMIT_ERRORS as error:
-            self._tell(f"The score sheet was not changed: {error}")
+            why = hand_problem(str(error), self.game.team_names) if isinstance(error, HandFileError) else error
+            self._tell(f"The score sheet was not changed: {why}")
             return False
         self.refresh()
         return True

@@ -52,6 +52,44 @@ def where_written(source: str) -> str:
     return re.sub(r"table rule \w+", "your table rules, in Settings", text)
 
 
+#: Where a hand-file error points (companion.handfile), as the end-of-hand dialog shows that place.
+_HAND_PLACES = (
+    (re.compile(r"^teams\.([AB])\.melds\[(\d+)\](?:\[\d+\])?: "), lambda team, n: f"{team}'s meld {int(n) + 1}: "),
+    (re.compile(r"^teams\.([AB])\.hands\[(\d+)\](?:\[\d+\])?: "),
+     lambda team, n: f"{team}'s player {int(n) + 1}'s hand: "),
+    (re.compile(r"^teams\.([AB])\.threes(?:\[\d+\])?: "), lambda team: f"{team}'s threes: "),
+    (re.compile(r"^teams\.([AB])\.special_hand: "), lambda team: f"{team}'s special hand: "),
+)
+
+
+def hand_problem(message: str, names: dict[str, str]) -> str:
+    """Why a hand can't be scored (a :class:`~companion.handfile.HandFileError`'s message, which names
+    the hand file's field) as players read it in the end-of-hand dialog: the place as the dialog
+    shows it, card codes as faces, the rule books by name.
+
+    >>> names = {"A": "Us", "B": "Them"}
+    >>> hand_problem("teams.B.melds[4]: A meld holds at most 2 wild cards; this one has 4. "
+    ...              "(seed 000 §Natural and mixed melds)", names)
+    "Them's meld 5: A meld holds at most 2 wild cards; this one has 4. (rules guide: Natural and mixed melds)"
+    >>> hand_problem("teams: 3 × 8C but the pack has only 2 (two decks)", names)
+    '3 × 8♣ but the pack has only 2 (two decks)'
+    >>> hand_problem("teams: 5 × JK but the pack has only 4 (four jokers)", names)
+    '5 × Joker but the pack has only 4 (four jokers)'
+    >>> hand_problem("teams.A.hands[1][0]: red threes are laid out at once, never held (seed 001 §Threes)", names)
+    "Us's player 2's hand: red threes are laid out at once, never held (Pagat's canasta rules: Threes)"
+    """
+    for pattern, place in _HAND_PLACES:
+        found = pattern.match(message)
+        if found:
+            team, *number = found.groups()
+            message = place(names[team], *number) + message[found.end():]
+            break
+    message = re.sub(r"^teams: ", "", message)
+    message = re.sub(r"\b(?:(?:10|[2-9JQKA])[CDHS]|JK)\b", lambda m: card_face(m.group(0)), message)
+    message = re.sub(r"\(([^()]*(?:§|table rule )[^()]*)\)", lambda m: f"({where_written(m.group(1))})", message)
+    return with_names(message, names)
+
+
 def special_hand_name(name: str) -> str:
     """A special hand's name as players write it: ``"miami_pairs"`` is ``"Miami pairs"``, ``"zip_code"``
     ``"zip code"``."""

@@ -1,3 +1,5 @@
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
@@ -30,13 +32,16 @@ def chips(dialog, team):
     return dialog.team_boxes[team].findChildren(CardChip)
 
 
-def test_an_impossible_hand_shows_the_core_message_and_cannot_be_confirmed(qtbot, store):
+def test_an_impossible_hand_says_why_in_players_words_and_cannot_be_confirmed(qtbot, store):
     game = make_game(store)
     dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
     qtbot.addWidget(dialog)
     dialog.ask_card = lambda current: "QH"   # a queen in the kings meld
     qtbot.mouseClick(chips(dialog, "A")[0], Qt.LeftButton)
-    assert "teams.A.melds[0]" in dialog.breakdown.text()
+    text = html.unescape(dialog.breakdown.text())
+    # The meld as the dialog numbers it and the rule book by name, not the hand file's field and seed number.
+    assert "Ann & Bob's meld 1: A meld holds one rank" in text and "(rules guide: Melds" in text, text
+    assert "teams." not in text and "seed 0" not in text and "§" not in text
     assert not dialog.confirm_button.isEnabled()
     dialog.ask_card = lambda current: REMOVE   # remove it: six kings, not a canasta
     qtbot.mouseClick(chips(dialog, "A")[0], Qt.LeftButton)
@@ -98,3 +103,12 @@ def test_a_special_hand_is_how_its_team_goes_out(qtbot, store):
             "(rules guide: Special hands)") in text
     dialog._set_special("A", "pairs")  # Ann & Bob still have their canasta of kings
     assert "A special hand is the only meld of Ann &amp; Bob" in dialog.breakdown.text()
+
+
+def test_the_words_players_read_are_as_their_examples_say():
+    """companion/app is left out of the suite's doctests (its modules import Qt); words.py does not."""
+    import doctest
+
+    from companion.app import words
+
+    assert doctest.testmod(words).failed == 0

@@ -120,3 +120,15 @@ def test_a_sheet_changed_in_another_window_is_shown_as_saved_not_overwritten(qtb
     assert Game.load(store, game.id).hands[4:] == [hand_out("A", ("9C",)), hand_out("B", ("QC",))]
     view.undo_stack.undo()  # takes back this window's hand, not the other's
     assert Game.load(store, game.id).hands[4:] == [hand_out("A", ("9C",))]
+
+
+def test_a_hand_the_core_refuses_is_not_added_and_the_players_are_told_why_in_their_words(qtbot, store):
+    game, view = sheet_with_three_hands(qtbot, store)
+    told = []
+    view._tell = told.append
+    bad = hand_out("A")
+    bad["teams"]["A"]["melds"][0] = ["KH", "KS", "QD"]  # a queen among the kings
+    assert not view.add_hand(bad)
+    assert len(game.hands) == 3 and len(Game.load(store, game.id).hands) == 3
+    assert len(told) == 1 and "teams." not in told[0] and "hand 1" not in told[0]
+    assert told[0].startswith("The score sheet was not changed: Ann & Bob's meld 1: A meld holds one rank")

@@ -190,6 +190,25 @@ def test_assumed_pile_contents_stay_within_the_pack():
     score_report(hand)  # no pack overflow, a legal mixed canasta
 
 
+def test_a_pile_the_pack_has_too_few_cards_of_the_rank_for_is_filled_with_that_rank_not_jokers():
+    """Team A's meld holds six of the pack's eight eights; a black eight read as team B's canasta pile
+    (the discard pile, say) can't be seven eights. Its contents repeat eights past the pack, so the
+    score check names the eights, not four jokers the players never laid."""
+    from companion.handfile import HandFileError
+    from vision.reader.reading import CanastaPile, ReadCard, ReadMeld, TableReading, TeamReading
+
+    def cards(*codes):
+        return tuple(ReadCard(code, (0, 0, 1, 1), 1.0) for code in codes)
+    meld = ReadMeld(cards("8S", "8S", "8H", "8D", "8D", "8H"), 0.0)
+    reading = TableReading((10, 10), {"A": TeamReading(melds=(meld,)),
+                                      "B": TeamReading(piles=(CanastaPile(cards("8C")[0], 0.0),))})
+    hand = reading.to_hand_dict(went_out="B")
+    (pile,) = hand["teams"]["B"]["melds"]
+    assert len(pile) == 7 and "JK" not in pile and sum(c.startswith("8") for c in pile) == 6
+    with pytest.raises(HandFileError, match=r"× 8. but the pack has only 2"):
+        score_report(hand)
+
+
 def test_team_areas_and_perspective_from_a_saved_setup(tmp_path):
     corners = [[100, 100], [500, 100], [560, 400], [40, 400]]
     setup = TableSetup.from_corners(corners)

@@ -188,12 +188,15 @@ def _likely_canasta(pile: CanastaPile, used: Counter) -> list[str]:
 
 
 def spare_cards(used: Counter, rank: str, count: int) -> list[str]:
-    """``count`` cards of ``rank`` in the suits the pack still has after ``used`` (which they join)."""
+    """``count`` cards of ``rank`` in the suits the pack still has after ``used`` (which they join).
+    Once the pack's 2s are used, jokers stand in for them (both are wild). A natural rank has no
+    stand-in: past the pack's eight, its cards repeat, and the score check names the card the pack
+    has too few of, where a joker would have made the meld's wild cards too many."""
     codes = []
     while len(codes) < count:
         spare = [f"{rank}{suit}" for suit in SUITS if used[f"{rank}{suit}"] < COPIES_PER_CARD]
         if not spare:
-            spare = [JOKER] if used[JOKER] < JOKERS_IN_PACK else [f"{rank}{SUITS[0]}"]
+            spare = [JOKER] if rank == "2" and used[JOKER] < JOKERS_IN_PACK else [f"{rank}{suit}" for suit in SUITS]
         code = min(spare, key=lambda c: used[c])
         used[code] += 1
         codes.append(code)

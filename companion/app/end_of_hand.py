@@ -1,8 +1,9 @@
 """The end-of-hand dialog: what was read per team, fixed by the players, scored line by line.
 
 The dialog edits a :class:`HandDraft`; after every change it asks the game core for the score
-(:meth:`Game.report`) and shows the breakdown, or the core's one-line message when the hand can't be
-scored yet. "Confirm" is possible only for a hand the core accepts; the caller commits it.
+(:meth:`Game.report`) and shows the breakdown, or why the hand can't be scored yet, in players'
+words (:func:`~companion.app.words.hand_problem`). "Confirm" is possible only for a hand the core
+accepts; the caller commits it.
 """
 
 from __future__ import annotations
@@ -198,6 +199,12 @@ class EndOfHandDialog(QDialog):
             self._fill_team(team)
         self._score()
 
+    def _meld_numbers(self) -> dict[str, list[int]]:
+        """For each team, the dialog's number ("Meld 2") of each meld of the hand it scores, which
+        leaves out the melds emptied here (:meth:`HandDraft.to_hand`)."""
+        return {team: [number for number, meld in enumerate(self.draft.teams[team]["melds"], 1) if meld]
+                for team in self.draft.teams}
+
     def _score(self) -> None:
         try:
             self.report = self.game.report(self.draft.to_hand(), self.position)
@@ -205,7 +212,7 @@ class EndOfHandDialog(QDialog):
             self.report = None
             self.breakdown.setText(
                 f"<span style='color:#b00020'><b>Can't score this hand yet:</b> "
-                f"{html.escape(hand_problem(str(error), self.game.team_names))}</span>"
+                f"{html.escape(hand_problem(str(error), self.game.team_names, self._meld_numbers()))}</span>"
             )
         else:
             names = self.game.team_names

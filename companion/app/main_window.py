@@ -595,6 +595,9 @@ class MainWindow(QMainWindow):
             QMessageBox.information(self, "Score from photos", "The card reader is not available, so photos can't "
                                     "be read. Press “Score hand” and enter the cards instead.")
             return
+        if self.photo_reading.busy:  # one set at a time, its reading shown by the wait cursor
+            self.statusBar().showMessage("Still reading the last photos: try again once they are read.")
+            return
         if paths is None:
             paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "", PHOTO_FILTER)
         if not paths:

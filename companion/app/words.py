@@ -6,6 +6,7 @@ import re
 
 from companion import Card
 from companion.cards import SUIT_NAMES
+from companion.table_rules import SPECIAL_HAND_NAMES
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
@@ -52,42 +53,69 @@ def where_written(source: str) -> str:
     return re.sub(r"table rule \w+", "your table rules, in Settings", text)
 
 
-#: Where a hand-file error points (companion.handfile), as the end-of-hand dialog shows that place.
+#: Where a hand-file error points (companion.handfile), and how the end-of-hand dialog names that place.
 _HAND_PLACES = (
-    (re.compile(r"^teams\.([AB])\.melds\[(\d+)\](?:\[\d+\])?: "), lambda team, n: f"{team}'s meld {int(n) + 1}: "),
-    (re.compile(r"^teams\.([AB])\.hands\[(\d+)\](?:\[\d+\])?: "),
-     lambda team, n: f"{team}'s player {int(n) + 1}'s hand: "),
-    (re.compile(r"^teams\.([AB])\.threes(?:\[\d+\])?: "), lambda team: f"{team}'s threes: "),
-    (re.compile(r"^teams\.([AB])\.special_hand: "), lambda team: f"{team}'s special hand: "),
+    (re.compile(r"teams\.([AB])\.melds\[(\d+)\](?:\[\d+\])?: "), "meld"),
+    (re.compile(r"teams\.([AB])\.hands\[(\d+)\](?:\[\d+\])?: "), "hand"),
+    (re.compile(r"teams\.([AB])\.threes(?:\[\d+\])?: "), "threes"),
+    (re.compile(r"teams\.([AB])\.special_hand: "), "special hand"),
 )
+#: A rule's source in brackets, one level of brackets inside allowed: "(seed 002 §Melds (table rule x))".
+_SOURCE = re.compile(r"\(((?:[^()]|\([^()]*\))*?(?:§|table rule )(?:[^()]|\([^()]*\))*)\)")
+_CARD_CODE = re.compile(r"\b(?:(?:10|[2-9JQKA])[CDHS]|JK)\b")
 
 
-def hand_problem(message: str, names: dict[str, str]) -> str:
+def hand_problem(message: str, names: dict[str, str], meld_numbers: dict[str, list[int]] | None = None) -> str:
     """Why a hand can't be scored (a :class:`~companion.handfile.HandFileError`'s message, which names
     the hand file's field) as players read it in the end-of-hand dialog: the place as the dialog
-    shows it, card codes as faces, the rule books by name.
+    names it, card codes as faces, the rule books by name. ``meld_numbers``: for each team, the
+    dialog's number of each meld the hand file holds (the dialog keeps emptied melds; the file
+    drops them); by default the file's order.
 
-    >>> names = {"A": "Us", "B": "Them"}
+    >>> names = {"A": "KC & Di", "B": "Them"}
     >>> hand_problem("teams.B.melds[4]: A meld holds at most 2 wild cards; this one has 4. "
     ...              "(seed 000 §Natural and mixed melds)", names)
-    "Them's meld 5: A meld holds at most 2 wild cards; this one has 4. (rules guide: Natural and mixed melds)"
+    'Them, meld 5: A meld holds at most 2 wild cards; this one has 4. (rules guide: Natural and mixed melds)'
+    >>> hand_problem("teams.A.melds[0]: black threes meld only when going out, and team A did not go out",
+    ...              names, {"A": [2], "B": []})
+    'KC & Di, meld 2: black threes meld only when going out, and KC & Di did not go out'
     >>> hand_problem("teams: 3 × 8C but the pack has only 2 (two decks)", names)
     '3 × 8♣ but the pack has only 2 (two decks)'
     >>> hand_problem("teams: 5 × JK but the pack has only 4 (four jokers)", names)
     '5 × Joker but the pack has only 4 (four jokers)'
-    >>> hand_problem("teams.A.hands[1][0]: red threes are laid out at once, never held (seed 001 §Threes)", names)
-    "Us's player 2's hand: red threes are laid out at once, never held (Pagat's canasta rules: Threes)"
+    >>> hand_problem("hand 3: teams.A.hands[1][0]: red threes are laid out at once, never held (seed 001 §Threes)",
+    ...              names)
+    "Hand 3, KC & Di, player 2's hand: red threes are laid out at once, never held (Pagat's canasta rules: Threes)"
+    >>> hand_problem("teams.B.melds[0]: more wild than natural (seed 002 §Melds (table rule classic_wilds))", names)
+    "Them, meld 1: more wild than natural (online game's rules: Melds (your table rules, in Settings))"
+    >>> hand_problem("teams.A.special_hand: this table does not play miami_pairs (table rule special_hands)", names)
+    'KC & Di, special hand: this table does not play Miami pairs (your table rules, in Settings)'
     """
-    for pattern, place in _HAND_PLACES:
+    hand = re.match(r"hand (\d+): ", message)
+    if hand:
+        message = message[hand.end():]
+    place = f"Hand {hand[1]}, " if hand else ""
+    for pattern, kind in _HAND_PLACES:
         found = pattern.match(message)
         if found:
             team, *number = found.groups()
-            message = place(names[team], *number) + message[found.end():]
+            if kind == "meld":
+                shown = meld_numbers[team][int(number[0])] if meld_numbers else int(number[0]) + 1
+                where = f"meld {shown}"
+            else:
+                where = f"player {int(number[0]) + 1}'s hand" if kind == "hand" else kind
+            place += f"{names[team]}, {where}: "
+            message = message[found.end():]
             break
-    message = re.sub(r"^teams: ", "", message)
-    message = re.sub(r"\b(?:(?:10|[2-9JQKA])[CDHS]|JK)\b", lambda m: card_face(m.group(0)), message)
-    message = re.sub(r"\(([^()]*(?:§|table rule )[^()]*)\)", lambda m: f"({where_written(m.group(1))})", message)
-    return with_names(message, names)
+    else:
+        message = message.removeprefix("teams: ")
+    # The body only: the place holds team names, which may look like card codes ("KC & Di").
+    message = _SOURCE.sub(lambda m: f"({where_written(m.group(1))})", message)
+    message = _CARD_CODE.sub(lambda m: card_face(m.group(0)), message)
+    message = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b",
+                     lambda m: special_hand_name(m.group(0)) if m.group(0) in SPECIAL_HAND_NAMES else m.group(0),
+                     message)
+    return place + with_names(message, names)
 
 
 def special_hand_name(name: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
 from companion.app.main_window import DEMO_VIDEO, MainWindow
 from tests.heic import save_heic
@@ -67,6 +67,7 @@ def test_a_photo_of_the_whole_table_opens_the_end_of_hand_dialog_with_what_it_sh
         assert shown[0]["teams"][team]["melds"] == expected["teams"][team]["melds"]
         assert shown[0]["teams"][team]["threes"] == expected["teams"][team]["threes"]
     assert sum(len(m) for side in shown[0]["teams"].values() for m in side["melds"]) >= 10
+    assert QApplication.overrideCursor() is None  # the wait cursor is gone once the photo is read
     window.close()
 
 
@@ -105,8 +106,23 @@ def test_a_heic_photo_cut_short_is_told_in_one_line_once_its_pixels_fail_to_deco
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
     with qtbot.waitSignal(window.photo_reading.failed, timeout=60000):
         window.score_photos([str(cut)])
-    assert len(said) == 1 and "\n" not in said[0] and str(cut) in said[0] and "HEIC" in said[0], said
-    assert shown == [] and not window.photo_reading.busy
+    assert len(said) == 1 and "\n" not in said[0] and str(cut) in said[0], said
+    assert "a damaged or truncated HEIC photo" in said[0], said
+    assert shown == [] and not window.photo_reading.busy and QApplication.overrideCursor() is None
+    window.close()
+
+
+def test_photos_offered_while_others_are_read_wait_their_turn_and_the_cursor_comes_back(qtbot, store, table_photo):
+    """A second set chosen (or dropped) while the first is read is refused with a line in the status
+    bar: the first set's hands come back once, and the wait cursor is not left on."""
+    window, shown = window_scoring(qtbot, store, [None])
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.score_photos([str(table_photo)])
+        assert window.photo_reading.busy
+        window.score_photos([str(table_photo)])
+        assert "Still reading" in window.statusBar().currentMessage()
+    qtbot.wait(200)  # a second set, had it been taken, would be read by now
+    assert len(shown) == 1 and not window.photo_reading.busy and QApplication.overrideCursor() is None
     window.close()
 
 

@@ -131,4 +131,4 @@ def test_a_hand_the_core_refuses_is_not_added_and_the_players_are_told_why_in_th
     assert not view.add_hand(bad)
     assert len(game.hands) == 3 and len(Game.load(store, game.id).hands) == 3
     assert len(told) == 1 and "teams." not in told[0] and "hand 1" not in told[0]
-    assert told[0].startswith("The score sheet was not changed: Ann & Bob's meld 1: A meld holds one rank")
+    assert told[0].startswith("The score sheet was not changed: Ann & Bob, meld 1: A meld holds one rank")

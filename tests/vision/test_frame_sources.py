@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -176,6 +177,20 @@ def test_a_truncated_phone_photo_gets_one_line_naming_its_format(tmp_path, exten
         read_image(cut)
     said = str(raised.value)
     assert said.startswith(f"{cut}: a damaged or truncated {extension.upper()} photo") and "\n" not in said
+
+
+def test_a_heic_cut_after_its_header_passes_the_check_and_fails_to_decode_in_one_line(tmp_path):
+    """What the app checks at once (open_image) and what it decodes on its reading thread (decode)."""
+    noise = np.random.default_rng(0).integers(0, 256, (600, 800, 3), np.uint8)  # pixels far longer than the header
+    whole = save_heic(Image.fromarray(noise), tmp_path / "whole.heic").read_bytes()
+    cut = tmp_path / "cut.heic"
+    cut.write_bytes(whole[:len(whole) // 2])
+    checked = frame_sources.open_image(cut)
+    assert checked.pillow_format == "HEIF" and "data" not in repr(checked)  # megabytes kept out of logs
+    with pytest.raises(FrameSourceError) as raised:
+        checked.decode()
+    said = str(raised.value)
+    assert said.startswith(f"{cut}: a damaged or truncated HEIC photo") and "\n" not in said
 
 
 @pytest.mark.parametrize("extension", ["heic", "avif"])

@@ -169,6 +169,18 @@ def test_guessed_canasta_suits_give_way_to_cards_seen_later():
     assert teams["A"]["hands"] == [["9C"], []]
 
 
+def test_a_guessed_joker_the_hand_shows_too_often_gives_way_to_a_two():
+    from companion.cards import Card
+    from vision.reader.tracking import settle_guesses
+
+    wild = ["2C", "2D", "2H", "2S", "JK", "JK", "JK"]
+    teams = {"A": {"melds": [wild], "threes": [], "hands": [["JK", "JK"], []]},  # five jokers in all
+             "B": {"melds": [], "threes": [], "hands": []}}
+    settle_guesses(teams, {("A", "wild"): ("JK",)})
+    meld = teams["A"]["melds"][0]
+    assert meld.count("JK") == 2 and len(meld) == 7 and all(Card.parse(code).is_wild for code in meld)
+
+
 def test_the_reader_lends_a_video_frame_the_view_measured_before_and_a_new_photo_none():
     import gzip
     import json

@@ -20,7 +20,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -71,8 +71,8 @@ class ImageFile:
     about 1.8 s on two cores)."""
 
     path: Path
-    data: bytes
-    pillow_format: str | None  #: the format Pillow named from the header; ``None`` where it knows none
+    data: bytes = field(repr=False, compare=False)  #: the file's bytes (megabytes: kept out of its repr)
+    pillow_format: str | None = None  #: the format Pillow named from the header; ``None`` where it knows none
 
     def decode(self) -> np.ndarray:
         """The BGR image, or :class:`FrameSourceError` where its pixels can't be decoded."""

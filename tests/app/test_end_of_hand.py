@@ -51,14 +51,7 @@ def test_an_impossible_hand_says_why_in_players_words_and_cannot_be_confirmed(qt
 
 def test_the_meld_a_problem_names_is_numbered_as_the_dialog_shows_it_past_an_emptied_meld(qtbot, store):
     """The hand the core checks leaves out an emptied meld; the message still names the dialog's."""
-    game = make_game(store)
-    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
-    qtbot.addWidget(dialog)
-    picks = iter(["AH", "AS", "QD"])
-    dialog.ask_card = lambda current: next(picks)
-    dialog.new_meld("A")  # its first card asked too
-    dialog.add_card("A", ("melds", 1))
-    dialog.add_card("A", ("melds", 1))  # meld 2: two aces and a queen
+    dialog = with_a_new_meld(qtbot, store, ["AH", "AS", "QD"])  # meld 2: two aces and a queen
     for _ in range(len(KINGS)):
         dialog.ask_card = lambda current: REMOVE
         qtbot.mouseClick(chips(dialog, "A")[0], Qt.LeftButton)  # meld 1 emptied, one card at a time
@@ -66,15 +59,20 @@ def test_the_meld_a_problem_names_is_numbered_as_the_dialog_shows_it_past_an_emp
     assert "Ann & Bob, meld 2: A meld holds one rank" in html.unescape(dialog.breakdown.text())
 
 
-def test_a_missed_card_is_added_and_a_new_meld_started(qtbot, store):
-    game = make_game(store)
-    dialog = EndOfHandDialog(game, HandDraft.from_hand(hand_out("A")), 0)
+def with_a_new_meld(qtbot, store, codes: list[str]) -> EndOfHandDialog:
+    """The dialog of a small hand, team A's second meld started with ``codes`` (picked one by one)."""
+    dialog = EndOfHandDialog(make_game(store), HandDraft.from_hand(hand_out("A")), 0)
     qtbot.addWidget(dialog)
-    picks = iter(["AH", "AS", "AD"])
+    picks = iter(codes)
     dialog.ask_card = lambda current: next(picks)
-    dialog.new_meld("A")
-    dialog.add_card("A", ("melds", 1))
-    dialog.add_card("A", ("melds", 1))
+    dialog.new_meld("A")  # its first card asked too
+    for _ in codes[1:]:
+        dialog.add_card("A", ("melds", 1))
+    return dialog
+
+
+def test_a_missed_card_is_added_and_a_new_meld_started(qtbot, store):
+    dialog = with_a_new_meld(qtbot, store, ["AH", "AS", "AD"])
     assert dialog.draft.teams["A"]["melds"][1] == ["AH", "AS", "AD"]
     # Unfinished aces at the end of the hand cost 2,500 (the core's rule), shown line by line.
     assert {"item": "unfinished meld of natural aces", "points": -2500} in dialog.report["teams"]["A"]["lines"]

@@ -91,17 +91,14 @@ class PhotoReading(QObject):
 
     def read(self, pictures: list[ImageFile | np.ndarray], owners: list[str | None]) -> None:
         """Read these pictures (checked files, decoded on the reading thread, or BGR pixels), whose
-        cards each shows beside it; a set still being read is dropped."""
+        cards each shows beside it. The window offers one set at a time (see :attr:`busy`); a set
+        still being read would be dropped, its readings ignored as they come."""
         self._waiting.clear()
         self._owners, self._hands = list(owners), [None] * len(pictures)
         for place, picture in enumerate(pictures):
             self._next += 1
             self._waiting[self._next] = place
             self.live.read_photo(self._next, picture)
-
-    def cancel(self) -> None:
-        """Forget the set being read: its readings are dropped as they come."""
-        self._waiting.clear()
 
     @Slot(int, object)
     def _read(self, number: int, reading) -> None:

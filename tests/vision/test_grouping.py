@@ -224,6 +224,29 @@ def test_a_row_of_cards_beyond_the_melds_is_a_spread_hand():
     assert [m.codes for m in reading.teams["A"].melds] == [["QD"] * 3]
 
 
+def test_where_the_middle_is_guessed_a_row_of_leftovers_well_beyond_the_piles_is_a_spread_hand():
+    """A photo's card heights come from a guessed middle line: a hand may lie short of the hand
+    line. Well beyond all the team's other cards, a row of three or more that no meld explains is
+    its hand; in the top-down view (the table's perspective set) the hand line alone decides."""
+    piles = [_card("10D", "A", -2.0, 0.9), _card("4H", "A", -1.0, 0.9)]
+    row = [_card(code, "A", 0.4 * k, 2.0) for k, code in enumerate(("3C", "2H", "8C", "AS"))]
+    guessed = CardsSeen((*piles, *row), {"A": DIAGONAL, "B": DIAGONAL}, top_down=False)
+    reading = group_cards(guessed, (1920, 1080))
+    assert _hands(reading) == [["3C", "2H", "8C", "AS"]]
+    assert [p.top.code for p in reading.teams["A"].piles] == ["10D", "4H"]
+    assert _hands(group_cards(_seen(*piles, *row), (1920, 1080))) == []  # top-down: short of the line
+
+
+def test_where_the_middle_is_guessed_melds_or_two_cards_in_a_row_beyond_the_rest_are_no_hand():
+    piles = [_card("10D", "A", -2.0, 0.9)]
+    melds = [_card(code, "A", 0.25 * k, 2.0) for k, code in enumerate(("9S", "9H", "9D", "KC", "KS", "KD", "2C"))]
+    pair = [_card("QH", "A", 0.0, 2.0), _card("7S", "A", 0.4, 2.0)]
+    for row in (melds, pair):
+        reading = group_cards(CardsSeen((*piles, *row), {"A": DIAGONAL, "B": DIAGONAL}, top_down=False),
+                              (1920, 1080))
+        assert _hands(reading) == [], [c.code for c in row]
+
+
 def test_a_row_of_threes_past_the_hand_line_is_the_teams_threes():
     # Threes are laid out as they are drawn (seed 000 §Threes): a row of them alone is no hand,
     # however far out it lies (held-out video seed 36: a table whose middle line was read too near).

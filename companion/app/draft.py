@@ -95,6 +95,11 @@ class HandDraft:
             + [("hands", p) for p in range(len(data["hands"]))]
         )
 
+    def meld_numbers(self) -> dict[str, list[int]]:
+        """For each team, the number the dialog shows ("Meld 2") of each meld :meth:`to_hand` keeps."""
+        return {team: [number for number, meld in enumerate(data["melds"], 1) if meld]
+                for team, data in self.teams.items()}
+
     def to_hand(self) -> dict[str, Any]:
         """The hand file for the core (without score_before); empty melds are dropped."""
         teams = {}

@@ -199,12 +199,6 @@ class EndOfHandDialog(QDialog):
             self._fill_team(team)
         self._score()
 
-    def _meld_numbers(self) -> dict[str, list[int]]:
-        """For each team, the dialog's number ("Meld 2") of each meld of the hand it scores, which
-        leaves out the melds emptied here (:meth:`HandDraft.to_hand`)."""
-        return {team: [number for number, meld in enumerate(self.draft.teams[team]["melds"], 1) if meld]
-                for team in self.draft.teams}
-
     def _score(self) -> None:
         try:
             self.report = self.game.report(self.draft.to_hand(), self.position)
@@ -212,7 +206,7 @@ class EndOfHandDialog(QDialog):
             self.report = None
             self.breakdown.setText(
                 f"<span style='color:#b00020'><b>Can't score this hand yet:</b> "
-                f"{html.escape(hand_problem(str(error), self.game.team_names, self._meld_numbers()))}</span>"
+                f"{html.escape(hand_problem(str(error), self.game.team_names, self.draft.meld_numbers()))}</span>"
             )
         else:
             names = self.game.team_names

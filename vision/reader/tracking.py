@@ -660,4 +660,4 @@ def settle_guesses(teams: dict[str, dict], guessed: dict[tuple[str, str], tuple[
             if meld is None or counts[code] <= limit or code not in meld:
                 continue
             counts[code] -= 1
-            meld[meld.index(code)] = spare_cards(counts, "2" if code == JOKER else Card.parse(code).rank, 1)[0]
+            meld[meld.index(code)] = _as_spares([code], counts)[0]

@@ -18,7 +18,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from vision.reader.frame_sources import FrameSourceError, ImageFile
+from vision.reader.frame_sources import FrameSourceError, ImageFile, first_line
 
 #: Readings a second at most: the table changes at the pace of play, and the picture (25 frames a
 #: second on two cores) needs the rest of the machine.
@@ -139,9 +139,8 @@ class ReadingWorker(QObject):
             self.photo_failed.emit(number, str(error))
             return
         except Exception as error:  # a reader failure is the photo's, not the app's
-            why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             named = f"{picture.path}: " if isinstance(picture, ImageFile) else ""
-            self.photo_failed.emit(number, f"{named}the card reader failed ({why})")
+            self.photo_failed.emit(number, f"{named}the card reader failed ({first_line(error)})")
             return
         self.photo_read.emit(number, reading)
 

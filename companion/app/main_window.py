@@ -67,7 +67,7 @@ from .sheet_view import SheetView
 from .store import DamagedGame, GameChanged, GameSummary, Store, StoreError
 from .table_setup import outlines_to_drag, set_outlines, setup_from, starting_corners
 from .table_summary import dead_ranks_line, team_lines, turn_card_line
-from .video import VideoFeed
+from .video import VIDEO_FILTER, VideoFeed
 from .video_view import TABLE, VideoView
 from .words import as_title, where_written
 
@@ -684,7 +684,7 @@ class MainWindow(QMainWindow):
         pick (:data:`OPEN_FILE`); the choice is kept for the next start. The hand in progress goes on."""
         if source == OPEN_FILE:
             path, _ = QFileDialog.getOpenFileName(
-                self, "Play a video of a canasta table", "", "Videos (*.mp4 *.avi *.mkv *.mov *.MP4 *.AVI *.MKV *.MOV)"
+                self, "Play a video of a canasta table", "", VIDEO_FILTER
             )
             if not path:  # nothing picked: the menu shows what still plays
                 self._list_sources(self.settings.source)

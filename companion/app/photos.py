@@ -18,13 +18,12 @@ from companion import TEAMS
 from vision.reader.frame_sources import ImageFile
 
 from .live import LiveReading
+from .words import file_filter
 
 #: What the file dialog offers, and what a file dropped on the window must end with to be read: a
 #: phone's photos (JPEG, an iPhone's HEIC, some Android phones' AVIF) and the usual picture files.
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".heic", ".heif", ".avif", ".png", ".webp", ".bmp", ".tif", ".tiff")
-#: Each suffix in both cases: a phone names its photos IMG_0001.HEIC or IMG_0001.JPG, and a Linux
-#: desktop's own file dialog (GTK's) matches patterns case by case.
-PHOTO_FILTER = "Photos (" + " ".join(f"*{suffix} *{suffix.upper()}" for suffix in PHOTO_SUFFIXES) + ")"
+PHOTO_FILTER = file_filter("Photos", PHOTO_SUFFIXES)
 
 
 def is_photo(path: str | Path) -> bool:

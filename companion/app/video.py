@@ -11,7 +11,9 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from vision.reader.frame_sources import quiet_video_decoder
+from vision.reader.frame_sources import VIDEO_SUFFIXES, quiet_video_decoder
+
+from .words import file_filter
 
 quiet_video_decoder()  # a video that can't be played is told in the window, not by FFmpeg on stderr
 
@@ -31,6 +33,8 @@ def to_qimage(frame_bgr: np.ndarray) -> QImage:
 #: The picture size asked of a camera: the 1080p frame the reader's speed is measured on. OpenCV's
 #: own default is often 640×480, where a card's corner index has a third of the pixels' height.
 CAMERA_SIZE = (1920, 1080)
+#: What the video file dialog offers: the files :func:`open_capture` plays.
+VIDEO_FILTER = file_filter("Videos", VIDEO_SUFFIXES)
 
 
 def open_capture(source: str) -> cv2.VideoCapture:

@@ -11,6 +11,17 @@ from companion.table_rules import SPECIAL_HAND_NAMES
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
+def file_filter(kind: str, suffixes) -> str:
+    """A file dialog's filter offering files whose names end with one of ``suffixes`` (lower case),
+    each in both cases: a phone names its photos IMG_0001.HEIC or IMG_0001.JPG, and a Linux
+    desktop's own file dialog (GTK's) matches patterns case by case.
+
+    >>> file_filter("Videos", [".mp4", ".mov"])
+    'Videos (*.mp4 *.MP4 *.mov *.MOV)'
+    """
+    return f"{kind} (" + " ".join(f"*{suffix} *{suffix.upper()}" for suffix in suffixes) + ")"
+
+
 def card_face(code: str) -> str:
     """``"K♥"``; a joker is ``"Joker"``."""
     card = Card.parse(code)

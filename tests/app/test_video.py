@@ -85,3 +85,28 @@ def test_a_broken_video_is_told_in_the_window_and_ffmpeg_keeps_quiet(tmp_path):
             "worker.failed.connect(print)\nworker.run()")
     played = subprocess.run([sys.executable, "-c", code, str(cut)], capture_output=True, text=True, cwd=ROOT)
     assert played.stdout == f"can't open {cut}\n" and played.stderr == ""
+
+
+def test_every_video_the_file_dialog_offers_plays(tmp_path):
+    """Each container the dialog's filter offers (a phone's IMG_0001.MOV matched as it is named)
+    opens in the app's capture and gives its frames."""
+    from fnmatch import fnmatchcase
+
+    from companion.app.video import VIDEO_FILTER, open_capture
+    from vision.reader.frame_sources import VIDEO_SUFFIXES, is_video
+
+    patterns = VIDEO_FILTER[VIDEO_FILTER.index("(") + 1:-1].split()
+    codecs = {".webm": "VP80", ".avi": "MJPG"}  # the rest hold MPEG-4 part 2 ("mp4v")
+    for suffix in VIDEO_SUFFIXES:
+        path = tmp_path / f"IMG_0001{suffix.upper()}"
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codecs.get(suffix, "mp4v")), 10, (160, 120))
+        for shade in range(0, 250, 50):
+            writer.write(np.full((120, 160, 3), shade, np.uint8))
+        writer.release()
+        assert any(fnmatchcase(path.name, pattern) for pattern in patterns), path.name
+        assert is_video(path)
+        capture = open_capture(str(path))
+        read, frame = capture.read()
+        capture.release()
+        assert read and frame.shape == (120, 160, 3), f"{path.name} did not play"
+    assert not any(fnmatchcase("notes.txt", pattern) for pattern in patterns)

@@ -33,7 +33,8 @@ from PIL import Image, ImageOps
 Image.init()
 pi_heif.register_heif_opener()
 
-VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"}
+#: Video files the app plays and the reader reads (OpenCV's FFmpeg opens each of these containers).
+VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 #: Pictures this many pixels or more are refused: a phone's largest photos (an iPhone's 48 MP, 8064×6048;
 #: another phone's 50 MP mode, 8160×6120) are read, a 4K webcam frame has 8.3 megapixels.
 MAX_PIXELS = 50_000_000
@@ -53,6 +54,13 @@ quiet_video_decoder()
 
 class FrameSourceError(Exception):
     """A file that gives no frame (or no more frames): the message is one line naming it."""
+
+
+def first_line(error: BaseException) -> str:
+    """An error told in one line: its message's first line, or its type's name where it has none
+    (a decoder's or a library's own error, quoted inside a message of the project's)."""
+    message = str(error).strip()
+    return message.splitlines()[0] if message else type(error).__name__
 
 
 def is_video(path: Path) -> bool:
@@ -131,9 +139,8 @@ def _pillow_decoded(path: Path, data: bytes, pillow_format: str) -> np.ndarray:
         with Image.open(io.BytesIO(data), formats=[pillow_format]) as opened:
             picture = ImageOps.exif_transpose(opened).convert("RGB")
     except Exception as error:  # libheif's and libavif's own errors, among others
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise FrameSourceError(f"{path}: a damaged or truncated {PHONE_FORMATS[pillow_format]} photo "
-                               f"({reason})") from None
+                               f"({first_line(error)})") from None
     return cv2.cvtColor(np.asarray(picture), cv2.COLOR_RGB2BGR)
 
 

@@ -590,34 +590,37 @@ class MainWindow(QMainWindow):
 
     def score_photos(self, paths: list[str] | None = None) -> None:
         """Score the hand from photos of the table (``paths``, or those the players pick): each
-        photo read as a still picture, whose cards it shows asked, then the end-of-hand dialog."""
+        photo read as a still picture, whose cards it shows asked, then the end-of-hand dialog.
+        Photos offered while others are read join them, for one dialog."""
         if self.live is None:
             QMessageBox.information(self, "Score from photos", "The card reader is not available, so photos can't "
                                     "be read. Press “Score hand” and enter the cards instead.")
             return
-        if self.photo_reading.busy:  # one set at a time, its reading shown by the wait cursor
-            self.statusBar().showMessage("Still reading the last photos: try again once they are read.")
-            return
-        if paths is None:
-            paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "", PHOTO_FILTER)
-        if not paths:
-            return
-        # Each file's header is checked here, at once (a picture that is no photo, or too large, is
-        # told before any question); its pixels are decoded on the reading thread.
-        try:
-            pictures = [open_image(Path(path)) for path in paths]
-        except FrameSourceError as error:
-            QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
-            return
-        owners = self.ask_whose_photos(paths)
-        if owners is None:
-            return
-        self.statusBar().showMessage("Reading the photos…" if len(paths) > 1 else "Reading the photo…")
-        QApplication.setOverrideCursor(Qt.WaitCursor)
-        self.photo_reading.read(pictures, owners)
+        with self.photo_reading.held():  # a set being read waits for these to join it
+            if paths is None:
+                paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "",
+                                                        PHOTO_FILTER)
+            if not paths:
+                return
+            # Each file's header is checked here, at once (a picture that is no photo, or too large, is
+            # told before any question); its pixels are decoded on the reading thread.
+            try:
+                pictures = [open_image(Path(path)) for path in paths]
+            except FrameSourceError as error:
+                QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {error}")
+                return
+            owners = self.ask_whose_photos(paths, self.photo_reading.count)
+            if owners is None:
+                return
+            if not self.photo_reading.busy:  # a new set: the wait cursor until its dialog opens
+                QApplication.setOverrideCursor(Qt.WaitCursor)
+            self.photo_reading.read(pictures, owners)
+            count = self.photo_reading.count
+            self.statusBar().showMessage(f"Reading {count} photos…" if count > 1 else "Reading the photo…")
 
-    def _ask_whose_photos(self, paths: list[str]) -> list[str | None] | None:
-        dialog = WhosePhotos(paths, self.game.team_names, self)
+    def _ask_whose_photos(self, paths: list[str], before: int = 0) -> list[str | None] | None:
+        """Whose cards each photo shows (``before``: how many photos of the set are already being read)."""
+        dialog = WhosePhotos(paths, self.game.team_names, self, before)
         return dialog.owners() if dialog.exec() == QDialog.Accepted else None
 
     def _photos_unread(self, why: str) -> None:

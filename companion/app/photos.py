@@ -8,6 +8,7 @@ end-of-hand dialog.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -30,25 +31,33 @@ def is_photo(path: str | Path) -> bool:
     return Path(path).suffix.lower() in PHOTO_SUFFIXES
 
 
-def default_owners(count: int) -> list[str | None]:
-    """Whose cards photos show unless players say otherwise: one photo, the whole table; more, each
-    team's in turn."""
-    return [None] if count == 1 else [TEAMS[number % len(TEAMS)] for number in range(count)]
+def default_owners(count: int, before: int = 0) -> list[str | None]:
+    """Whose cards photos show unless players say otherwise: one photo on its own, the whole table;
+    more, or photos joining ``before`` others being read, each team's in turn.
+
+    >>> default_owners(1), default_owners(3), default_owners(1, before=1)
+    ([None], ['A', 'B', 'A'], ['B'])
+    """
+    if count == 1 and not before:
+        return [None]
+    return [TEAMS[number % len(TEAMS)] for number in range(before, before + count)]
 
 
 class WhosePhotos(QDialog):
     """Asks which cards each photo shows: the whole table, or one team's."""
 
-    def __init__(self, paths: list[str], team_names: dict[str, str], parent: QWidget | None = None):
+    def __init__(self, paths: list[str], team_names: dict[str, str], parent: QWidget | None = None,
+                 before: int = 0):
         super().__init__(parent)
         self.setWindowTitle("Score from photos")
         layout = QVBoxLayout(self)
-        intro = QLabel("Whose cards does each photo show?")
+        intro = QLabel("Whose cards does each photo show?" if not before else
+                       "These photos join the ones being read, for one hand. Whose cards does each show?")
         intro.setWordWrap(True)
         layout.addWidget(intro)
         form = QFormLayout()
         self.boxes: list[QComboBox] = []
-        for path, owner in zip(paths, default_owners(len(paths))):
+        for path, owner in zip(paths, default_owners(len(paths), before)):
             box = QComboBox()
             box.addItem("The whole table", None)
             for team in TEAMS:
@@ -67,12 +76,15 @@ class WhosePhotos(QDialog):
 
 
 class PhotoReading(QObject):
-    """Reads a set of photos on the reading thread and hands back what they show, all together."""
+    """Reads a set of photos on the reading thread and hands back what they show, all together.
+
+    Photos offered while a set is read join it (one team's photo, then the other's): the set's
+    hands come back once every photo is read and no more are being asked about (:meth:`held`)."""
 
     #: [(hand, owner)]: each photo's hand as the score command takes it, and whose cards it shows
     #: (``None``: the whole table)
     done = Signal(object)
-    failed = Signal(str)  #: why a photo of the set could not be read
+    failed = Signal(str)  #: why a photo of the set could not be read; the set is dropped
 
     def __init__(self, live: LiveReading, parent: QObject | None = None):
         super().__init__(parent)
@@ -80,24 +92,47 @@ class PhotoReading(QObject):
         self._next = 0
         self._waiting: dict[int, int] = {}  #: request number -> place in the set
         self._owners: list[str | None] = []
-        self._hands: list[dict | None] = []
+        self._hands: list[dict | None] | None = None  #: the set's hands as they come; None: no set
+        self._held = 0
         live.photo_read.connect(self._read)
         live.photo_failed.connect(self._failed)
 
     @property
     def busy(self) -> bool:
-        return bool(self._waiting)
+        """A set is being read (or read, its hands held back while more may join it)."""
+        return self._hands is not None
+
+    @property
+    def count(self) -> int:
+        """How many photos the set being read holds (0: none is)."""
+        return len(self._hands or ())
 
     def read(self, pictures: list[ImageFile | np.ndarray], owners: list[str | None]) -> None:
         """Read these pictures (checked files, decoded on the reading thread, or BGR pixels), whose
-        cards each shows beside it. The window offers one set at a time (see :attr:`busy`); a set
-        still being read would be dropped, its readings ignored as they come."""
-        self._waiting.clear()
-        self._owners, self._hands = list(owners), [None] * len(pictures)
-        for place, picture in enumerate(pictures):
+        cards each shows beside it: a new set, or more of the one being read."""
+        if self._hands is None:
+            self._owners, self._hands = [], []
+        for picture, owner in zip(pictures, owners):
             self._next += 1
-            self._waiting[self._next] = place
+            self._waiting[self._next] = len(self._hands)
+            self._owners.append(owner)
+            self._hands.append(None)
             self.live.read_photo(self._next, picture)
+
+    @contextmanager
+    def held(self):
+        """While players are asked about more photos, the set's hands are not handed back."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            self._hand_back()
+
+    def _hand_back(self) -> None:
+        if self._hands is not None and not self._waiting and not self._held:
+            hands, self._hands = list(zip(self._hands, self._owners)), None
+            self.done.emit(hands)
 
     @Slot(int, object)
     def _read(self, number: int, reading) -> None:
@@ -105,11 +140,11 @@ class PhotoReading(QObject):
         if place is None:
             return
         self._hands[place] = reading.to_hand_dict()
-        if not self._waiting:
-            self.done.emit(list(zip(self._hands, self._owners)))
+        self._hand_back()
 
     @Slot(int, str)
     def _failed(self, number: int, why: str) -> None:
         if self._waiting.pop(number, None) is not None:
             self._waiting.clear()
+            self._hands = None
             self.failed.emit(why)

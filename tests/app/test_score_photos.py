@@ -47,7 +47,7 @@ def window_scoring(qtbot, store, owners):
     window = MainWindow(store, start_video=False)
     qtbot.addWidget(window)
     assert window.live is not None, "the shipped card reader did not load"
-    window.ask_whose_photos = lambda paths: owners
+    window.ask_whose_photos = lambda paths, before=0: owners
     shown = []
 
     def confirm(dialog):
@@ -112,16 +112,43 @@ def test_a_heic_photo_cut_short_is_told_in_one_line_once_its_pixels_fail_to_deco
     window.close()
 
 
-def test_photos_offered_while_others_are_read_wait_their_turn_and_the_cursor_comes_back(qtbot, store, table_photo):
-    """A second set chosen (or dropped) while the first is read is refused with a line in the status
-    bar: the first set's hands come back once, and the wait cursor is not left on."""
-    window, shown = window_scoring(qtbot, store, [None])
+def test_a_photo_offered_while_another_is_read_joins_it_for_one_dialog(qtbot, store, table_photo):
+    """One team's photo dropped, then the other's while the first is read: one end-of-hand dialog
+    holds both, the second photo's question defaults to the other team, and the wait cursor is
+    pushed once and taken back."""
+    window, shown = window_scoring(qtbot, store, None)
+    asked = []
+
+    def answer(paths, before=0):
+        asked.append(before)
+        return ["A"] if before == 0 else ["B"]
+    window.ask_whose_photos = answer
     with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
         window.score_photos([str(table_photo)])
         assert window.photo_reading.busy
         window.score_photos([str(table_photo)])
-        assert "Still reading" in window.statusBar().currentMessage()
-    qtbot.wait(200)  # a second set, had it been taken, would be read by now
+        assert "Reading 2 photos" in window.statusBar().currentMessage()
+    qtbot.wait(200)
+    assert asked == [0, 1] and len(shown) == 1
+    assert not window.photo_reading.busy and QApplication.overrideCursor() is None
+    teams = shown[0]["teams"]
+    assert teams["A"]["melds"] == teams["B"]["melds"] and sum(len(m) for m in teams["B"]["melds"]) >= 10
+    window.close()
+
+
+def test_a_set_read_while_more_photos_are_asked_about_waits_for_the_answer(qtbot, store, table_photo):
+    """The first photo is read while the players are still answering about a second: its dialog
+    waits; the second cancelled, the first photo's dialog opens on its own."""
+    window, shown = window_scoring(qtbot, store, [None])
+    window.score_photos([str(table_photo)])
+
+    def answer_late(paths, before=0):
+        qtbot.waitUntil(lambda: not window.photo_reading._waiting, timeout=60000)
+        qtbot.wait(100)
+        assert shown == []  # read, but held back while the question is open
+        return None  # the players cancel
+    window.ask_whose_photos = answer_late
+    window.score_photos([str(table_photo)])
     assert len(shown) == 1 and not window.photo_reading.busy and QApplication.overrideCursor() is None
     window.close()
 

@@ -43,6 +43,21 @@ def default_owners(count: int, before: int = 0) -> list[str | None]:
     return [TEAMS[number % len(TEAMS)] for number in range(before, before + count)]
 
 
+def joining_words(count: int, before: int) -> str:
+    """What the question about ``count`` photos joining ``before`` others first says.
+
+    >>> joining_words(1, 1)
+    'This photo joins the photo being read, for one hand. '
+    >>> joining_words(2, 3)
+    'These photos join the 3 photos being read, for one hand. '
+    """
+    if not before:
+        return ""
+    these = "This photo joins" if count == 1 else "These photos join"
+    being_read = "the photo" if before == 1 else f"the {before} photos"
+    return f"{these} {being_read} being read, for one hand. "
+
+
 class WhosePhotos(QDialog):
     """Asks which cards each photo shows: the whole table, or one team's."""
 
@@ -51,8 +66,7 @@ class WhosePhotos(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Score from photos")
         layout = QVBoxLayout(self)
-        intro = QLabel("Whose cards does each photo show?" if not before else
-                       "These photos join the ones being read, for one hand. Whose cards does each show?")
+        intro = QLabel(joining_words(len(paths), before) + "Whose cards does each photo show?")
         intro.setWordWrap(True)
         layout.addWidget(intro)
         form = QFormLayout()

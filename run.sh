@@ -18,6 +18,7 @@ DEBIAN_PACKAGES=(
   libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
   libpulse0                                  # Qt Multimedia (the camera list) loads it
   fonts-dejavu-core                          # a font for Qt and for the project's own card faces
+  python3-venv                               # `python3 -m venv` below (Debian keeps ensurepip apart)
 )
 TRAINING_PACKAGES=(
   kdegames-card-data-kf5 gnome-cards-data   # real card-deck artwork (SVG) for the synthetic scenes

@@ -1,4 +1,4 @@
-"""The face atlas for the device machine's carry, packed small: ``python scripts/gpu_faces.py pack
+"""The face atlas for the GPU machine's copy, packed small: ``python scripts/gpu_faces.py pack
 ATLAS OUT BUDGET_BYTES [--half]`` writes as many training decks as fit in the budget as lossless WebP
 (about two fifths of the PNGs' bytes; ``exact`` keeps even the colour under transparent pixels;
 ``--half``: each face halved first, about a quarter of that again), and
@@ -6,7 +6,7 @@ ATLAS OUT BUDGET_BYTES [--half]`` writes as many training decks as fit in the bu
 
 Decks go in a seeded shuffled order, so both the drawn designs and the packaged ones travel; one
 held-out deck (the smallest) goes too, so that the synth command still has decks for its test split.
-Needs Pillow and NumPy (the device machine has them; it has no ultralytics or PySide6); ``--half`` OpenCV
+Needs Pillow and NumPy (the GPU machine has them; it has no ultralytics or PySide6); ``--half`` OpenCV
 too, here.
 """
 
@@ -76,7 +76,7 @@ def unpack(packed: Path, atlas: Path) -> int:
 
 def _halved(pixels):
     """An RGBA face halved as the renderer's pyramid halves it (OpenCV, imported only for ``--half``:
-    the device machine unpacks without it)."""
+    the GPU machine unpacks without it)."""
     import cv2
 
     return cv2.pyrDown(pixels)

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Packs what scripts/gpu_train.sh needs on the device machine (an H200 with Python 3.12, torch,
-# OpenCV and Pillow, but no ultralytics, albumentations, PySide6 or network) into .gpu/, which git
-# ignores (.git/info/exclude) and the device tool carries. Run here, in the repository root:
+# Packs what scripts/gpu_train.sh needs on a GPU machine (one with Python 3.12, torch, OpenCV and
+# Pillow, but no ultralytics, albumentations, PySide6 or network) into .gpu/, which git ignores
+# (.git/info/exclude) and which is copied there beside the repository. Run here, in its root:
 #
 #   scripts/gpu_pack.sh
 #
-# The device run fine-tunes models/cards.pt (tracked, so it travels anyway) when it exists.
-# Then, with the device tool: run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600).
-# Everything that travels (tracked files + .gpu) must stay under 64 MiB: the face atlas takes the
+# The GPU run fine-tunes models/cards.pt (tracked, so it is copied anyway) when it exists.
+# Then, on the GPU machine, in a copy of the repository with .gpu/ beside it: bash scripts/gpu_train.sh
+# (under ten minutes). The copy (tracked files + .gpu) is held under 64 MiB: the face atlas takes the
 # room the rest leaves (CARRY_MIB, 65 by default: the budget counts the faces before gzip, which
-# squeezes them a little; with 65 a carry of 74 decks came to 63.8 MB and went through, where 62
+# squeezes them a little; with 65 a copy of 74 decks came to 63.8 MB and went through, where 62
 # left room for 67), and this prints the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,10 +24,10 @@ SITE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 cp -r "$SITE/ultralytics" "$SITE/thop" .gpu/site/
 find .gpu/site -name __pycache__ -prune -exec rm -rf {} +
 # ultralytics' trainer imports polars only to copy results.csv into each checkpoint; a stand-in
-# on the standard library's csv module does that, rather than carrying a 40 MB wheel.
+# on the standard library's csv module does that, rather than copying a 40 MB wheel.
 mkdir -p .gpu/site/polars
 cat > .gpu/site/polars/__init__.py <<'EOF'
-"""Stand-in for polars on the device machine: the one call ultralytics' trainer makes."""
+"""Stand-in for polars on the GPU machine: the one call ultralytics' trainer makes."""
 import csv
 import io
 
@@ -59,7 +59,7 @@ EOF
   annotated-types==0.8.0 typing-inspection==0.4.5 simsimd==6.5.16 stringzilla==5.3.2
 
 # The face atlas as lossless WebP (scripts/gpu_faces.py; gpu_train.sh turns it back into PNGs), as
-# many decks as the carry has room for: it outgrew 64 MiB with the second generation of drawn decks.
+# many decks as the copy has room for: it outgrew 64 MiB with the second generation of drawn decks.
 # The tracked files, the packages above and the faces stay under CARRY_MIB. Each face travels
 # halved as the renderer's pyramid halves it (--half; HALF_FACES= for whole
 # faces): a card drawn under two thirds of the face's height renders pixel for pixel as before, a
@@ -69,8 +69,8 @@ tracked=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
 packages=$(du -sb .gpu | cut -f1)
 "$PY" scripts/gpu_faces.py pack "$ATLAS" .gpu/faces $(( ${CARRY_MIB:-65} * 1048576 - tracked - packages )) ${HALF_FACES---half}
 
-# Two gzipped archives rather than thousands of small files: the device tool measures the carry by more
-# than the files' bytes (a 65.2 MB tree of 4,784 files was refused as over 64 MiB).
+# Two gzipped archives rather than thousands of small files: a copy of many small files is
+# measured by more than their bytes (a 65.2 MB tree of 4,784 files counted as over 64 MiB).
 tar -C .gpu -czf .gpu/site.tar.gz site && rm -rf .gpu/site
 tar -C .gpu -czf .gpu/faces.tar.gz faces && rm -rf .gpu/faces
 du -sh .gpu

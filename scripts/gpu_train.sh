@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A ~9-minute training run on the device machine (one H200, 16 cores, no network), run by the
-# device tool after scripts/gpu_pack.sh:
+# A ~9-minute training run on a GPU machine (measured on one H200 with 16 cores, no network), in a
+# copy of the repository with the .gpu/ that scripts/gpu_pack.sh made beside it:
 #
-#   run(command="bash scripts/gpu_train.sh", carry=[".gpu"], timeout_s=600)
+#   bash scripts/gpu_train.sh
 #
 # Makes fresh scenes from the carried atlas on the 16 cores, cuts them into tiles, trains on the
 # GPU until DEADLINE (fine-tuning models/cards.pt when it exists), and leaves in $OUT: best.pt,
@@ -20,9 +20,8 @@ SEED=${SEED:-$RANDOM}              # the scenes' seed, printed so that the run c
 DESIGN=${DESIGN:---single-class}  # the shipped two-stage design; DESIGN= trains the 53-class detector
 DEVICE=${DEVICE:-0}                # a CUDA device number; DEVICE=cpu tries the script here on a few scenes
 DEADLINE=${DEADLINE:-550}          # seconds from the start by which the weights must lie in $OUT
-                                   # (the first run, DEADLINE=520: trained 294 s, all done at 473 s)
-                                   # (the second, DEADLINE=570: trained 343 s, done at 525 s, the
-                                   # machine held 561 s of the 900)
+                                   # (DEADLINE=520 trained 294 s, all done at 473 s;
+                                   # DEADLINE=570 trained 343 s, done at 525 s)
 LR0=${LR0:-0.0005}                 # AdamW's peak rate: CPU fine-tunes ran at 0.0002 for a few thousand steps
 WORKERS=${WORKERS:-16}
 mkdir -p "$OUT"
@@ -43,7 +42,7 @@ echo "tiles ready at $(( $(date +%s) - start )) s"
 
 # Train for the time left before the deadline, less 75 s for ultralytics' start, the last
 # validation and the copies; a copier puts the newest weights in $OUT every 20 s, so a run stopped
-# at the device tool's limit still brings back its last epoch.
+# at the machine's time limit still brings back its last epoch.
 left=$(( start + DEADLINE - $(date +%s) - 75 ))
 [ "$left" -lt 60 ] && left=60
 hours=$(python3 -c "print(round($left / 3600, 4))")

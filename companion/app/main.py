@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     video = parser.add_mutually_exclusive_group()
     video.add_argument("--video", metavar="FILE", help="play this video file (default: what played last)")
     video.add_argument("--camera", metavar="N", type=int,
-                       help="play camera N of the Video menu, counted from 1 (with two cameras: 1 or 2)")
+                       help="play camera N of the toolbar's Video list, counted from 1 (with two cameras: 1 or 2)")
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The card reader (issue 5), loaded if it is there: the app never pretends to read cards.
+"""The card reader, loaded if it is there: the app never pretends to read cards.
 
 The shipped model's measured quality travels with it (``models/evaluation/metrics.json``, written
 by ``python -m vision evaluate`` on the held-out decks); while it finds too few cards, players are

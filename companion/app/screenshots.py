@@ -9,6 +9,7 @@ trained), so the picture and the panel tell the same story.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -127,7 +128,10 @@ def take(out: Path) -> list[Path]:
 
 
 def main() -> int:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
+    parser = argparse.ArgumentParser(prog="python -m companion.app.screenshots",
+                                     description="Remake the README's screenshots of the app.")
+    parser.add_argument("out", nargs="?", type=Path, default=Path("docs"), help="folder for the PNGs (default: docs)")
+    out = parser.parse_args().out
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (keeps Qt alive)
     for path in take(out):

@@ -18,8 +18,8 @@ DEMO, VIDEO_FILE = "demo", "file"
 #: Cards read less sure than this are not shown (the card reader's cut-off; those under
 #: :data:`vision.reader.reading.SURE` show amber).
 DEFAULT_THRESHOLD = READING_THRESHOLD
-#: The default threshold of versions that did not store theirs beside the settings (before the
-#: reader had a threshold of its own, issue 4).
+#: The default threshold assumed for a score-sheet file that stores no default beside its threshold
+#: (one written before the reader had a threshold of its own).
 FIRST_DEFAULT_THRESHOLD = 0.5
 #: The thresholds players may choose (Settings ▸ Detection threshold).
 THRESHOLD_RANGE = (0.05, 0.95)
@@ -42,7 +42,7 @@ class AppSettings:
         type, a variant or table rule this version does not know) is its default instead."""
         defaults = asdict(cls())
         settings = cls(**{key: store.setting(key, default) for key, default in defaults.items()})
-        if settings.source is None:  # the first versions kept only the camera, as "camera"
+        if settings.source is None:  # an older file keeps only the camera, as "camera"
             settings.source = store.setting("camera")
         for key, default in defaults.items():
             if not settings._usable(key):

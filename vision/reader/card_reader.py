@@ -1,6 +1,6 @@
 """The card reader: a webcam frame in, a :class:`~vision.reader.reading.TableReading` out.
 
-    reader = CardReader()                  # the trained detector (issue 4)
+    reader = CardReader()                  # the shipped detector (models/)
     reading = reader.read(frame_bgr)
     reading = reader.read_detections(detections, (width, height))   # the geometry alone
 
@@ -29,7 +29,7 @@ from vision.reader.team_areas import TableFrame, TableSetup
 
 
 class DetectorMissing(RuntimeError):
-    """No trained card detector to run on frames (issue 4's model)."""
+    """No card detector to run on frames: its runtime or its weights can't be loaded."""
 
 
 class CardReader:
@@ -306,11 +306,11 @@ def trained_detector(weights: Path | None, facing=None):
     upright by ``facing`` (a :class:`~vision.reader.facing.FacingReader`), as it lies without one."""
     try:
         from vision.reader.detector import CardDetector
-    except ImportError:
-        raise DetectorMissing("the card detector is not trained yet (issue 4, vision/reader/detector.py); "
-                              "give CardReader a detector, or read detections with read_detections()") from None
+    except ImportError as error:
+        raise DetectorMissing(f"the card detector's runtime is not installed ({error}); "
+                              "run ./run.sh app again to install it") from None
     unloadable: tuple[type[Exception], ...] = (OSError,)
-    try:  # the detector's own error for missing or damaged weights (issue 4)
+    try:  # the detector's own error for missing or damaged weights
         from vision.reader.weights import WeightsError
         unloadable += (WeightsError,)
     except ImportError:

@@ -24,9 +24,9 @@ the lesson names more of its other indexes right and no deck worse; from fewer t
 lessons are refused.
 
 No torch: a lesson fine-tunes the shipped classifier's ONNX export in numpy as torch's training
-would (:mod:`vision.reader.index_tuning`), so it runs in the app's own install, and learns as the
-torch lesson it replaced did: on the bench above, from 156–354 cards a deck, 0.606 -> 0.653 (torch)
-and 0.654 (numpy), from 707–1,592 cards 0.683 both (README, "Teaching it your deck").
+would (:mod:`vision.reader.index_tuning`), so it runs in the app's own install, and learns as a
+torch lesson does: on the bench above, from 156–354 cards a deck, 0.606 -> 0.653 (torch) and 0.654
+(numpy), from 707–1,592 cards 0.683 both (README, "Teaching it your deck").
 """
 
 from __future__ import annotations

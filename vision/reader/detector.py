@@ -42,7 +42,7 @@ from vision.reader.weights import OpenVinoModel, declared_shape, load_onnx_sessi
 #: The width of the training scenes (1280×720); ONNX Runtime's int8 calibration reads its frames at it.
 INPUT_WIDTH = 1280
 #: A wider frame is read once, at its own width up to this, and shrunk to it beyond: one pass at
-#: 1920 px fits the 150 ms a 1080p frame may take (issue 4); two views or a width chosen per video
+#: 1920 px fits the 150 ms a 1080p frame may take; two views or a width chosen per video
 #: scored more but cost that time or read hand videos worse (docs/experiments.md, "Input widths and views").
 MAX_INPUT_WIDTH = 1920
 #: A frame narrower than :data:`MAX_INPUT_WIDTH` (a 720p camera's, the demo's 960×540) is read at

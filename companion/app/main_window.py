@@ -801,7 +801,13 @@ class MainWindow(QMainWindow):
         """Done: the areas as dragged are used and kept for this video."""
         if not self.video.editing:
             return
-        setup = setup_from(self.video.areas)
+        try:
+            setup = setup_from(self.video.areas)
+        except TableSetupError as error:  # nothing is kept; the outlines stay to be dragged again
+            self._set_up_shown(True)
+            message = str(error).removeprefix("table set-up: ")
+            QMessageBox.warning(self, "Set up table areas", f"These outlines can't be used: {message}.")
+            return
         self._set_up_shown(False)
         self.use_table_setup(setup, keep=True)
         self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")

@@ -55,8 +55,9 @@ def table_corners(setup: TableSetup) -> np.ndarray:
 
 def setup_from(dragged: dict[str, np.ndarray]) -> TableSetup:
     """The set-up the dragged outlines make: the teams' areas, and the perspective of the table's
-    corners when they were marked."""
-    areas = {team: np.array(dragged[team], np.float64) for team in TEAMS}
+    corners when they were marked; :class:`~vision.reader.team_areas.TableSetupError` (in words)
+    for outlines that enclose nothing or corners that make no table."""
+    areas = TableSetup.from_areas({team: np.array(dragged[team], np.float64) for team in TEAMS}).areas
     if TABLE in dragged:
         return TableSetup.from_corners(dragged[TABLE], areas)
     return TableSetup(areas)

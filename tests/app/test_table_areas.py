@@ -198,3 +198,39 @@ def test_a_video_file_plays_with_the_areas_beside_it_until_players_set_their_own
     w._play(str(other), str(other))
     assert w.table_setup.areas is None  # read without areas, no error
     w.close()
+
+
+def test_table_corners_dragged_onto_a_line_are_refused_and_a_bad_kept_set_up_does_not_stop_the_app(
+        qtbot, tmp_path, monkeypatch):
+    """Three corners dragged past the picture's bottom edge (where they are pinned, on one line)
+    make no view of the table: one warning, nothing kept, the outlines left to drag again. A set-up
+    kept broken (a view that can't be inverted) is told in the status bar at the next start, which
+    plays on without it."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from companion.app.video_view import TABLE
+
+    path = tmp_path / "s.sqlite3"
+    w, reader = demo_window(qtbot, Store(path), monkeypatch)
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    w.set_up_action.trigger()
+    w.mark_corners.setChecked(True)
+    bottom = w.video.to_widget(np.array([DEMO_SIZE[0] / 2, DEMO_SIZE[1] - 1.0])).toPoint().y()
+    for corner in (0, 1, 2):
+        grab = w.video.to_widget(w.video.areas[TABLE][corner]).toPoint()
+        drag(qtbot, w.video, grab, QPoint(grab.x(), bottom + 200))
+    assert np.allclose(w.video.areas[TABLE][:3, 1], DEMO_SIZE[1], atol=1)  # pinned to the picture's edge
+    qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
+    assert len(said) == 1 and "lie on a line" in said[0], said
+    assert w.video.editing and w.set_up_action.isChecked() and w.table_setup.perspective is None
+    assert w.store.table_setup(DEMO) is None  # nothing kept
+    w.cancel_set_up()
+    w.store.save_table_setup(DEMO, {"perspective": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]})  # kept broken
+    w.close()
+    w.store.close()
+
+    again, _ = demo_window(qtbot, Store(path), monkeypatch)
+    assert "can't be used" in again.statusBar().currentMessage()
+    assert again.table_setup.perspective is None and again.video.frames_shown >= 1
+    again.close()

@@ -715,6 +715,32 @@ def test_a_set_up_of_the_wrong_shape_names_its_field(tmp_path, setup, field):
         TableSetup.load(tmp_path / "table.json")
 
 
+@pytest.mark.parametrize(
+    "setup,problem",
+    [
+        ('{"perspective": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}', "can't be inverted"),
+        ('{"table_corners": [[0, 1080], [500, 1080], [1000, 1080], [100, 100]]}', "lie on a line"),
+        ('{"table_corners": [[0, 0], [7, 0], [7, 7], [0, 7]]}', "lie on a line"),  # too small to be a table
+        ('{"table_corners": [[0, 0], [900, 900], [900, 0], [0, 900]]}', "cross or fold in"),
+        ('{"areas": {"A": [[0, 0], [100, 100], [200, 200]], "B": [[0, 0], [100, 0], [0, 100]]}}', "team A's area"),
+    ],
+)
+def test_a_set_up_that_outlines_no_table_is_refused_in_words(tmp_path, setup, problem, capsys):
+    """Outlines dragged onto a line (the picture's edge pins them) make no view of the table: refused
+    with one line, where reading with them failed on a matrix that can't be inverted."""
+    from vision.__main__ import main
+
+    (tmp_path / "table.json").write_text(setup)
+    with pytest.raises(TableSetupError, match=problem):
+        TableSetup.load(tmp_path / "table.json")
+    assert main(["read", str(tmp_path / "any.jpg"), "--setup", str(tmp_path / "table.json")]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    good = '{"table_corners": [[384, 108], [1536, 108], [1824, 994], [96, 994]]}'  # the app's starting corners
+    (tmp_path / "good.json").write_text(good)
+    assert TableSetup.load(tmp_path / "good.json").perspective is not None
+
+
 def test_a_set_up_that_is_not_text_or_not_json_is_refused_naming_the_file(tmp_path, capsys):
     from vision.__main__ import main
 

@@ -55,9 +55,21 @@ class TableSetup:
     def from_corners(cls, corners, areas: dict[str, np.ndarray] | None = None) -> TableSetup:
         """From the four image points of a table rectangle (far left, far right, near right, near left)."""
         corners = np.asarray(corners, np.float32).reshape(4, 2)
+        problem = corners_problem(corners)
+        if problem is not None:
+            raise TableSetupError(f"table set-up: {problem}")
         half = TOP_DOWN_SIDE / 2
         square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]], np.float32)
         return cls(areas, cv2.getPerspectiveTransform(corners, square))
+
+    @classmethod
+    def from_areas(cls, areas: dict[str, np.ndarray]) -> TableSetup:
+        """Team areas (team -> polygon), each checked to outline a part of the picture."""
+        for team, polygon in areas.items():
+            problem = area_problem(np.asarray(polygon, np.float64))
+            if problem is not None:
+                raise TableSetupError(f"table set-up: team {team}'s area {problem}")
+        return cls({team: np.asarray(polygon, np.float64) for team, polygon in areas.items()})
 
     @classmethod
     def from_json(cls, data: dict) -> TableSetup:
@@ -65,13 +77,16 @@ class TableSetup:
             raise TableSetupError("table set-up: expected an object with \"areas\" and/or \"table_corners\"")
         areas = data.get("areas")
         if areas is not None:
-            areas = {team: _points(areas.get(team) if isinstance(areas, dict) else None, f"areas.{team}", 3)
-                     for team in TEAMS}
+            areas = cls.from_areas({team: _points(areas.get(team) if isinstance(areas, dict) else None,
+                                                  f"areas.{team}", 3) for team in TEAMS}).areas
         if data.get("table_corners") is not None:
             return cls.from_corners(_points(data["table_corners"], "table_corners", 4, exactly=True), areas)
         perspective = data.get("perspective")
         if perspective is not None:
             perspective = _points(perspective, "perspective", 3, exactly=True, width=3)
+            if not _invertible(perspective):
+                raise TableSetupError("table set-up: perspective is no view of a table (its matrix can't be "
+                                      "inverted); set the table's corners again")
         towards_b = data.get("towards_b")
         if towards_b is not None:
             try:
@@ -208,6 +223,47 @@ class TableFrame:
             far = int(np.argmax(np.abs(self.to_frame(outline)[:, 1]))) if len(outline) else 0
             outlines[team] = np.roll(outline, -far, axis=0)
         return outlines
+
+
+#: The least area (px²) an outline players drag may enclose: a card's corner index at the smallest
+#: size the reader reads (8 px) is about this; an outline smaller is a slip of the mouse.
+MIN_OUTLINE_AREA = 64.0
+#: Each corner of the table's outline must make a triangle with its two neighbours at least this
+#: share of the outline's area (a rectangle's make half; a table seen steeply from one end, about a
+#: quarter): three corners on a line, or one dragged onto another, give no view of the table.
+MIN_CORNER_SHARE = 0.05
+
+
+def corners_problem(corners: np.ndarray) -> str | None:
+    """What is wrong with four points as a table's corners (far left, far right, near right, near
+    left), in words; ``None`` when they outline a table: a convex four-sided shape, in order."""
+    edges = np.roll(corners, -1, axis=0) - corners  # corner i to corner i + 1
+    after = np.roll(edges, -1, axis=0)
+    turns = (edges[:, 0] * after[:, 1] - edges[:, 1] * after[:, 0]).tolist()  # each corner's turn (cross product)
+    area = float(cv2.contourArea(cv2.convexHull(np.asarray(corners, np.float32))))  # a crossed outline's too
+    if area < MIN_OUTLINE_AREA or min(abs(turn) / 2 for turn in turns) < MIN_CORNER_SHARE * area:
+        return "the table's four corners lie on a line or on each other; drag them to the table's corners"
+    if not (all(turn > 0 for turn in turns) or all(turn < 0 for turn in turns)):
+        return ("the table's four corners cross or fold in; drag them to the table's corners, "
+                "far left, far right, near right, near left")
+    return None
+
+
+def area_problem(polygon: np.ndarray) -> str | None:
+    """What is wrong with a team's area, in words (``None``: it encloses part of the picture)."""
+    if len(polygon) < 3 or not np.isfinite(polygon).all() or abs(_area(polygon)) < MIN_OUTLINE_AREA:
+        return "encloses no part of the picture (its corners lie on a line); drag them apart"
+    return None
+
+
+def _area(polygon: np.ndarray) -> float:
+    """The signed area of a polygon (shoelace)."""
+    x, y = np.asarray(polygon, np.float64).T
+    return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
+
+
+def _invertible(matrix: np.ndarray) -> bool:
+    return bool(np.isfinite(matrix).all() and np.linalg.cond(matrix) < 1e12)
 
 
 def in_picture(polygon: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:

@@ -10,6 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import QLoggingCategory
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from vision.reader.frame_sources import FrameSourceError, shown_name, video_name
+
 from .cameras import list_cameras
 from .sheet_lock import HeldElsewhere, SheetLock, claim_sheet
 from .store import Store, StoreError, default_path, move_aside
@@ -100,7 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     video = Path(args.video).resolve() if args.video is not None else None
     if video is not None and not video.is_file():
-        return refuse(f"--video {args.video}: no such file")
+        return refuse(f"--video {shown_name(args.video)}: no such file")
+    if video is not None:
+        try:
+            video_name(video)
+        except FrameSourceError as error:
+            return refuse(f"--video {error}")
     # Qt Multimedia's notes on the libraries it looks for (VA-API, PipeWire) as it lists the cameras
     # say nothing to players; QT_LOGGING_RULES still shows them to whoever asks.
     QLoggingCategory.setFilterRules("qt.multimedia.symbolsresolver=false\nqt.multimedia.ffmpeg.info=false")

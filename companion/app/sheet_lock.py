@@ -10,6 +10,7 @@ played all evening keeps its sheet.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -36,7 +37,7 @@ class SheetLock(QObject):
         self._lock = QLockFile(str(self.file))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never for its age (Qt's default: 30 s)
         # One name per sheet: the window holding it listens there.
-        self.server_name = "canasta-companion-" + hashlib.sha256(str(self.sheet.resolve()).encode()).hexdigest()[:16]
+        self.server_name = "canasta-companion-" + hashlib.sha256(os.fsencode(self.sheet.resolve())).hexdigest()[:16]
         self._server: QLocalServer | None = None
 
     def claim(self) -> bool:

@@ -104,13 +104,23 @@ def test_the_app_leaves_a_sheet_open_in_another_window_alone(qtbot, tmp_path, mo
     assert asked == [(os.getpid(), True)] and not sheet.exists()  # the sheet was not even opened
 
 
+def latin1_video(folder: Path) -> bytes:
+    """The demo hand copied under a name that is not UTF-8; that name, as bytes."""
+    name = os.fsencode(folder) + b"/game\xe9.mp4"
+    with open(name, "wb") as copy:
+        copy.write((ROOT / "datasets" / "demo" / "hand.mp4").read_bytes())
+    return name
+
+
 def test_video_and_camera_options_refuse_what_is_not_there_in_one_line(tmp_path):
     for option, said in (
         (["--video", str(tmp_path / "nothing.mp4")], f"--video {tmp_path / 'nothing.mp4'}: no such file"),
         (["--camera", "7"], "--camera 7: there is no camera 7 (cameras found: "),
+        # a Latin-1 name from an old disk (é as one byte): OpenCV's decoder crashes on such a name
+        ([b"--video", latin1_video(tmp_path)], f"--video {tmp_path}/game\ufffd.mp4: the file's name is not UTF-8"),
     ):
         started = subprocess.run([sys.executable, "-m", "companion.app", *option, "--database", str(tmp_path / "s")],
-                                 capture_output=True, text=True, cwd=ROOT)
+                                 capture_output=True, text=True, cwd=ROOT, errors="replace")
         assert started.returncode == 2 and started.stderr.startswith(f"canasta-companion: {said}")
         assert len(started.stderr.splitlines()) == 1, started.stderr
     assert not (tmp_path / "s").exists()

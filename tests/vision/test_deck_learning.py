@@ -132,9 +132,11 @@ def test_learning_is_refused_without_enough_readable_taught_cards(deck, tmp_path
     save_cards(tmp_path, contexts[:MIN_CARDS - 1], labels[:MIN_CARDS - 1])
     with pytest.raises(DeckLearningError, match=f"at least {MIN_CARDS} taught cards.*has {MIN_CARDS - 1}"):
         learn_deck(tmp_path)
-    (tmp_path / CARDS_FILE).write_bytes(b"half a file")
-    with pytest.raises(DeckLearningError, match="can't be read"):
-        load_cards(tmp_path)
+    whole = (tmp_path / CARDS_FILE).read_bytes()
+    for damaged in (b"half a file", b"", whole[:len(whole) // 2], b"PK\x03\x04" + bytes(300)):
+        (tmp_path / CARDS_FILE).write_bytes(damaged)  # a file cut short (0 bytes, half a zip) or not one
+        with pytest.raises(DeckLearningError, match="can't be read"):
+            load_cards(tmp_path)
     save_cards(tmp_path, contexts[:, :10], labels)  # not crops of the size the learner cuts
     with pytest.raises(DeckLearningError, match="not crops of corner indexes"):
         load_cards(tmp_path)

@@ -699,3 +699,15 @@ def test_a_part_meets_the_network_cut_from_the_whole_frames_input_at_any_scale(s
     assert given[1].shape[0] < given[0].shape[0] and given[1].shape[1] < given[0].shape[1]
     assert given[1].shape[0] % STRIDE == 0 and given[1].shape[1] % STRIDE == 0
     np.testing.assert_allclose(part.xyxy, whole.xyxy, atol=1e-3)
+
+
+def test_exporting_a_file_that_is_no_checkpoint_says_so_in_one_line(tmp_path):
+    """ultralytics takes a name it does not know (a photo's, say) as a model to fetch, not a file."""
+    photo = tmp_path / "table.jpg"
+    photo.write_text("not a checkpoint")
+    result = subprocess.run(
+        [sys.executable, "-m", "vision", "export", "--weights", str(photo), "--out", str(tmp_path / "x.onnx")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"{photo}: not an ultralytics checkpoint (.pt)" in result.stderr

@@ -1,6 +1,7 @@
 """Images are measured from their headers, in every format OpenCV decodes, before any is decoded."""
 
 import io
+import os
 import struct
 import subprocess
 import sys
@@ -66,6 +67,23 @@ def test_an_image_wider_than_taken_is_refused_from_its_header(tmp_path, extensio
     path.write_bytes(written(extension, frame_sources.MAX_SIDE + 1, 2))
     with pytest.raises(FrameSourceError, match=r"too large \(16385x2" + LIMITS):
         read_image(path)
+
+
+@pytest.mark.parametrize("size", [(200, 4000), (16000, 2), (801, 200)])
+def test_a_long_narrow_picture_is_refused_from_its_header(tmp_path, size, no_decoding):
+    """A strip a few pixels across has no card to read, and a narrow one would be enlarged for the
+    network to a picture of gigabytes (200×4000 to 1920×38400)."""
+    path = tmp_path / "strip.png"
+    path.write_bytes(written("png", *size))
+    with pytest.raises(FrameSourceError, match=rf"too long and narrow for a picture of cards \({size[0]}x{size[1]}"):
+        read_image(path)
+
+
+def test_a_phones_tall_photo_and_a_square_one_are_read(tmp_path):
+    for size in [(1080, 2400), (800, 200), (1, 1)]:  # 20:9 held upright; 4:1; one pixel
+        path = tmp_path / f"{size[0]}x{size[1]}.png"
+        path.write_bytes(written("png", *size))
+        assert read_image(path).shape == (size[1], size[0], 3)
 
 
 @pytest.mark.parametrize("name", FIFTY_MEGAPIXELS)
@@ -205,3 +223,23 @@ def test_a_phone_photo_of_the_generic_heif_brand_reads_by_its_own_decoder(tmp_pa
     path.write_bytes(bytes(data))
     image = read_image(path)
     assert image.shape == (48, 64, 3) and image[4, 4, 2] > 200 and image[4, 4, :2].max() < 60
+
+
+def test_a_file_name_that_is_not_utf8_is_told_not_crashed_on(tmp_path, capsys):
+    """A Latin-1 name from an old disk (é as one byte): OpenCV's video decoder and its image writer
+    crash on such a name. The video is refused in one line; a photo is read, and its annotated copy
+    written, under such names."""
+    from vision.__main__ import main
+
+    video = os.fsdecode(os.fsencode(tmp_path) + b"/partie\xe9.mp4")  # as the command line hands it over
+    Path(video).write_bytes((ROOT / "datasets" / "demo" / "hand.mp4").read_bytes())
+    assert main(["read", video]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == f"vision read: {tmp_path}/partie\ufffd.mp4: the file's name is not UTF-8 text, which the " \
+                          "video decoder can't open; rename the file"
+    photo = os.fsdecode(os.fsencode(tmp_path) + b"/table\xe9.png")
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((720, 1280, 3), 90, np.uint8))
+    Path(photo).write_bytes((tmp_path / "table.png").read_bytes())
+    drawn = os.fsdecode(os.fsencode(tmp_path) + b"/drawn\xe9")
+    assert main(["read", photo, "--annotate", drawn]) == 0, capsys.readouterr().err
+    assert [path.name for path in Path(drawn).iterdir()] == [os.fsdecode(b"table\xe9.jpg")]

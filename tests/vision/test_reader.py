@@ -752,5 +752,8 @@ def test_a_set_up_that_is_not_text_or_not_json_is_refused_naming_the_file(tmp_pa
         assert main(["read", str(tmp_path / "any.jpg"), "--setup", str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
         assert name in err and problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(["read", str(tmp_path / "any.jpg"), "--setup", str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err.strip() == (f"vision read: {tmp_path / 'missing.json'}: cannot read the table "
+                                               "set-up (No such file or directory)")
     (tmp_path / "huge.json").write_text('{"towards_b": [1e308, 1e308]}')  # its length overflows; its way does not
     np.testing.assert_allclose(TableSetup.load(tmp_path / "huge.json").towards_b, [2 ** -0.5, 2 ** -0.5])

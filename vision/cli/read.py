@@ -21,7 +21,7 @@ import cv2
 from vision.cli.annotate import annotate
 from vision.reader.card_reader import CardReader, DetectorMissing
 from vision.reader.detections import Detections, LabelsError, read_yolo_labels
-from vision.reader.frame_sources import FrameSourceError, is_video, read_image, video_frames
+from vision.reader.frame_sources import FrameSourceError, is_video, read_image, shown_name, video_frames
 from vision.reader.reading import TableReading
 from vision.reader.team_areas import TableFrame, TableSetup, TableSetupError
 from vision.reader.tracking import TableEvent, TableTracker
@@ -59,8 +59,11 @@ def run_read(paths: list[Path], as_json: bool, annotate_dir: Path | None, every:
              setup_path: Path | None, weights: Path | None, labels: bool) -> int:
     try:
         setup = TableSetup.load(setup_path) if setup_path else TableSetup()
-    except (TableSetupError, OSError) as error:
+    except TableSetupError as error:
         print(f"vision read: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"vision read: {setup_path}: cannot read the table set-up ({error.strerror or error})", file=sys.stderr)
         return 2
     labeller = LabelDetector() if labels else None
     try:
@@ -106,7 +109,7 @@ def _report(path: Path, frame_number: int | None, reading: TableReading, ms: flo
             line["events"] = [_event_json(e) for e in events]
         print(json.dumps(line), flush=True)
         return
-    where = f"{path}" + (f" frame {frame_number}" if frame_number is not None else "")
+    where = shown_name(path) + (f" frame {frame_number}" if frame_number is not None else "")
     teams = "; ".join(f"{team}: " + _summary(side) for team, side in reading.teams.items())
     happened = "".join(f"; {e.kind}" + (f" {e.team}" if e.team else "") + (f" {' '.join(e.cards)}" if e.cards else "")
                        for e in events or ())
@@ -129,5 +132,13 @@ def _write_annotated(out_dir: Path, path: Path, frame_number: int | None, frame,
                      setup: TableSetup) -> None:
     name = path.stem + (f"_f{frame_number:05d}" if frame_number is not None else "") + ".jpg"
     image = annotate(frame, reading, TableFrame(setup, reading.image_size))
-    if not cv2.imwrite(str(out_dir / name), image):
-        raise FrameSourceError(f"{out_dir / name}: cannot write the annotated image")
+    # Encoded here and written by Python, which takes any file name (OpenCV's writer crashes on a
+    # name that is not UTF-8).
+    encoded, data = cv2.imencode(".jpg", image)
+    try:
+        if not encoded:
+            raise OSError("JPEG encoding failed")
+        (out_dir / name).write_bytes(data.tobytes())
+    except OSError as error:
+        raise FrameSourceError(f"{shown_name(out_dir / name)}: cannot write the annotated image "
+                               f"({error.strerror or error})") from None

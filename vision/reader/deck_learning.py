@@ -32,6 +32,7 @@ torch lesson does: on the bench above, from 156–354 cards a deck, 0.606 -> 0.6
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -201,8 +202,10 @@ def load_cards(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             contexts, labels, pictures = saved["contexts"], saved["labels"], saved["pictures"]
     except FileNotFoundError:
         raise DeckLearningError(f"{path}: no taught cards to learn from") from None
-    except (OSError, ValueError, KeyError) as error:
-        raise DeckLearningError(f"{path}: the taught cards can't be read ({error})") from None
+    except OSError as error:
+        raise DeckLearningError(f"{path}: the taught cards can't be read ({error.strerror or error})") from None
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile):  # numpy's and zipfile's words for it
+        raise DeckLearningError(f"{path}: the taught cards can't be read (the file is damaged or cut short)") from None
     if contexts.shape[1:] != (CONTEXT, CONTEXT, 3) or not len(contexts) == len(labels) == len(pictures) or (
             len(labels) and not ((labels >= 0) & (labels <= BACKGROUND)).all()):
         raise DeckLearningError(f"{path}: the taught cards are not crops of corner indexes with their names")

@@ -40,6 +40,10 @@ VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 MAX_PIXELS = 50_000_000
 MAX_SIDE = 16_384
 LIMITS = f"at most {MAX_SIDE:,} px a side and under {MAX_PIXELS // 1_000_000} megapixels"
+#: A picture's longer side may be at most this many times its shorter: a phone's photo is 4:3 to
+#: 20:9, a webcam's 16:9. A narrow picture is enlarged until it is as wide as the network reads (a
+#: 200×4000 strip to 1920×38400, 3 GB), and one a few pixels across has no card to read.
+MAX_ELONGATION = 4
 
 
 def quiet_video_decoder() -> None:
@@ -144,10 +148,27 @@ def _pillow_decoded(path: Path, data: bytes, pillow_format: str) -> np.ndarray:
     return cv2.cvtColor(np.asarray(picture), cv2.COLOR_RGB2BGR)
 
 
+def shown_name(path: Path | str) -> str:
+    """A file's name as text that can be shown: bytes of a name that are not UTF-8 (a Latin-1 name
+    from an old disk) as "�"."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def video_name(path: Path | str) -> str:
+    """The name OpenCV's video decoder is given: :class:`FrameSourceError` for a name that is not
+    UTF-8 text, which the decoder cannot take (it crashes on one)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise FrameSourceError(f"{shown_name(path)}: the file's name is not UTF-8 text, which the video decoder "
+                               "can't open; rename the file") from None
+    return str(path)
+
+
 def video_frames(path: Path, every: int = 1) -> Iterator[tuple[int, np.ndarray]]:
     """(frame number, BGR frame) for every ``every``-th frame; :class:`FrameSourceError` when the
     video cannot be opened or stops before the frame count its header gives."""
-    capture = cv2.VideoCapture(str(path))
+    capture = cv2.VideoCapture(video_name(path))
     if not capture.isOpened():
         raise FrameSourceError(f"{path}: cannot open as a video")
     promised = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
@@ -175,6 +196,9 @@ def _check_size(path: Path, width: int, height: int) -> None:
         raise FrameSourceError(f"{path}: image has no pixels ({width}x{height})")
     if width > MAX_SIDE or height > MAX_SIDE or width * height >= MAX_PIXELS:
         raise FrameSourceError(f"{path}: image too large ({width}x{height}; {LIMITS})")
+    if max(width, height) > MAX_ELONGATION * min(width, height):
+        raise FrameSourceError(f"{path}: image too long and narrow for a picture of cards ({width}x{height}; "
+                               f"its longer side may be at most {MAX_ELONGATION} times its shorter)")
 
 
 def _header_size(path: Path, data: bytes) -> tuple[tuple[int, int] | None, str | None]:

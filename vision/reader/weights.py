@@ -176,4 +176,6 @@ def load_torch_model(path: Path):
         raise
     except Exception as error:  # torch.load / ultralytics raise many types for damaged files
         raise weights_error(path, f"not a readable ultralytics checkpoint ({type(error).__name__})") from None
+    if not hasattr(yolo.model, "fuse"):  # ultralytics takes a name it doesn't know as a model to fetch
+        raise weights_error(path, "not an ultralytics checkpoint (.pt)")
     return yolo.model.fuse(verbose=False).float().eval(), yolo.names

@@ -208,9 +208,12 @@ class SheetView(QWidget):
             QTimer.singleShot(0, self.undo_stack.clear)  # not while the stack runs one of its commands
             self.refresh()
             return False
-        except COMMIT_ERRORS as error:
-            why = hand_problem(str(error), self.game.team_names) if isinstance(error, HandFileError) else error
-            self._tell(f"The score sheet was not changed: {why}")
+        except HandFileError as error:
+            self._tell(f"The score sheet was not changed: {hand_problem(str(error), self.game.team_names)}")
+            return False
+        except COMMIT_ERRORS as error:  # the disk: full, gone, or not writable
+            self._tell(f"The score sheet was not changed: its file could not be written ({error}). Check that the "
+                       "disk has room and can be written, then try again; the hands saved before are kept.")
             return False
         self.refresh()
         return True

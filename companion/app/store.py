@@ -325,7 +325,10 @@ class Store:
             self.db.execute("BEGIN IMMEDIATE")
 
         def __exit__(self, kind, error, trace):
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+            if kind is None:
+                self.db.execute("COMMIT")
+            elif self.db.in_transaction:  # SQLite rolls back itself on some errors (a full disk's)
+                self.db.execute("ROLLBACK")
 
     def _transaction(self) -> Store._Transaction:
         return Store._Transaction(self._db)

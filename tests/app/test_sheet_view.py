@@ -132,3 +132,23 @@ def test_a_hand_the_core_refuses_is_not_added_and_the_players_are_told_why_in_th
     assert len(game.hands) == 3 and len(Game.load(store, game.id).hands) == 3
     assert len(told) == 1 and "teams." not in told[0] and "hand 1" not in told[0]
     assert told[0].startswith("The score sheet was not changed: Ann & Bob, meld 1: A meld holds one rank")
+
+
+def test_a_hand_the_disk_has_no_room_for_is_told_and_the_saved_hands_are_kept(qtbot, store):
+    """SQLite held to the pages the file has (as a full disk holds it): hands go in while its free
+    space lasts, then the confirmed hand is refused in words and the sheet keeps every hand saved;
+    the same hand goes in once there is room."""
+    game, view = sheet_with_three_hands(qtbot, store)
+    told = []
+    view._tell = told.append
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    saved, rows = 3, view.table.rowCount()
+    while view.add_hand(hand_out("B", ("QC",))) and saved < 500:
+        saved, rows = saved + 1, view.table.rowCount()
+    assert saved < 500 and len(told) == 1, told
+    assert "could not be written (database or disk is full)" in told[0] and "the hands saved before are kept" in told[0]
+    assert len(Game.load(Store(store.path), game.id).hands) == saved and view.table.rowCount() == rows
+    store._db.execute(f"PRAGMA max_page_count = {pages * 100}")
+    assert view.add_hand(hand_out("B", ("QC",)))
+    assert len(Game.load(Store(store.path), game.id).hands) == saved + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from vision.reader.frame_sources import FrameSourceError, shown_name, video_name
 
 from .cameras import list_cameras
 from .sheet_lock import HeldElsewhere, SheetLock, claim_sheet
-from .store import Store, StoreError, default_path, move_aside
+from .store import DATA_DIR_VARIABLE, Store, StoreError, default_path, move_aside
 
 TITLE = "Canasta Companion"
 
@@ -108,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
             video_name(video)
         except FrameSourceError as error:
             return refuse(f"--video {error}")
+    # Qt's lock on the score sheet names its file as text: a name that is not UTF-8 would lose its
+    # odd bytes there, and two sheets would share one lock.
+    for option, name in (("--database", args.database), (DATA_DIR_VARIABLE, os.environ.get(DATA_DIR_VARIABLE))):
+        if name is not None and shown_name(name) != name:
+            return refuse(f"{option} {shown_name(name)}: the name is not UTF-8 text; rename it or choose another")
     # Qt Multimedia's notes on the libraries it looks for (VA-API, PipeWire) as it lists the cameras
     # say nothing to players; QT_LOGGING_RULES still shows them to whoever asks.
     QLoggingCategory.setFilterRules("qt.multimedia.symbolsresolver=false\nqt.multimedia.ffmpeg.info=false")

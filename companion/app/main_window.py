@@ -59,7 +59,7 @@ from .end_of_hand import EndOfHandDialog
 from .game import Game
 from .hand_in_progress import hand_log, resumed
 from .live import LiveReading
-from .photos import PHOTO_FILTER, PhotoReading, WhosePhotos, is_photo
+from .photos import PHOTO_FILTER, PhotoReading, WhosePhotos, is_photo, local_path
 from .reader import corner_size_advice, focus_advice, load_card_reader, model_metrics
 from .settings import DEMO, VIDEO_FILE, AppSettings
 from .settings_dialog import SettingsDialog
@@ -596,6 +596,16 @@ class MainWindow(QMainWindow):
             QMessageBox.information(self, "Score from photos", "The card reader is not available, so photos can't "
                                     "be read. Press “Score hand” and enter the cards instead.")
             return
+        joining = self.photo_reading.busy
+        if joining:  # the questions below are answered with the usual pointer, not the wait cursor
+            QApplication.setOverrideCursor(Qt.ArrowCursor)
+        try:
+            self._offer_photos(paths, joining)
+        finally:
+            if joining:
+                QApplication.restoreOverrideCursor()
+
+    def _offer_photos(self, paths: list[str] | None, joining: bool) -> None:
         with self.photo_reading.held():  # a set being read waits for these to join it
             if paths is None:
                 paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "",
@@ -612,7 +622,7 @@ class MainWindow(QMainWindow):
             owners = self.ask_whose_photos(paths, self.photo_reading.count)
             if owners is None:
                 return
-            if not self.photo_reading.busy:  # a new set: the wait cursor until its dialog opens
+            if not self.photo_reading.busy:  # a new set: the wait cursor until its dialog opens or it fails
                 QApplication.setOverrideCursor(Qt.WaitCursor)
             self.photo_reading.read(pictures, owners)
             count = self.photo_reading.count
@@ -623,11 +633,14 @@ class MainWindow(QMainWindow):
         dialog = WhosePhotos(paths, self.game.team_names, self, before)
         return dialog.owners() if dialog.exec() == QDialog.Accepted else None
 
-    def _photos_unread(self, why: str) -> None:
-        """A photo of the set could not be decoded or read: said in one line, the game goes on."""
+    def _photos_unread(self, why: str, count: int) -> None:
+        """A photo of the set (of ``count``) could not be decoded or read: said in one line, the set
+        dropped, the game goes on."""
         QApplication.restoreOverrideCursor()
         self.statusBar().clearMessage()
-        QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {why}")
+        others = (" The other photos read with it were not scored: score them again without this one."
+                  if count > 1 else "")
+        QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {why}{others}")
 
     def _score_from_photos(self, hands: list) -> None:
         """The photos are read: let the players check what they show and add the hand to the sheet."""
@@ -645,11 +658,11 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, event) -> None:
         """Photos dragged over the window may be dropped on it to score the hand from them."""
         urls = event.mimeData().urls()
-        if self.live is not None and urls and all(url.isLocalFile() and is_photo(url.toLocalFile()) for url in urls):
+        if self.live is not None and urls and all(url.isLocalFile() and is_photo(local_path(url)) for url in urls):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = [url.toLocalFile() for url in event.mimeData().urls()]
+        paths = [local_path(url) for url in event.mimeData().urls()]
         event.acceptProposedAction()
         self.score_photos(paths)
 
@@ -748,10 +761,13 @@ class MainWindow(QMainWindow):
             if saved is None:
                 return TableSetup()
             return TableSetup.from_json(saved)
-        except (StoreError, TableSetupError) as error:
-            self.statusBar().showMessage(
-                f"The team areas kept for this video can't be used ({error}); set them up again."
-            )
+        except StoreError as error:
+            self.statusBar().showMessage(f"The team areas kept for this video can't be used ({error}); "
+                                         "set them up again.")
+            return TableSetup()
+        except TableSetupError as error:
+            self.statusBar().showMessage(f"The team areas kept for this video can't be used: "
+                                         f"{self._setup_words(error)}.")
             return TableSetup()
 
     @staticmethod
@@ -805,12 +821,19 @@ class MainWindow(QMainWindow):
             setup = setup_from(self.video.areas)
         except TableSetupError as error:  # nothing is kept; the outlines stay to be dragged again
             self._set_up_shown(True)
-            message = str(error).removeprefix("table set-up: ")
-            QMessageBox.warning(self, "Set up table areas", f"These outlines can't be used: {message}.")
+            QMessageBox.warning(self, "Set up table areas",
+                                f"These outlines can't be used: {self._setup_words(error)}.")
             return
         self._set_up_shown(False)
         self.use_table_setup(setup, keep=True)
         self.statusBar().showMessage("Table set-up saved for this video: the card reader uses it from now on.")
+
+    def _setup_words(self, error: TableSetupError) -> str:
+        """A set-up's problem as players read it: without the file's field prefix, teams by name."""
+        words = str(error).removeprefix("table set-up: ")
+        for team in TEAMS:
+            words = words.replace(f"team {team}'s area", f"{self.game.team_names[team]}'s area")
+        return words
 
     def reset_set_up(self) -> None:
         """Back to no areas: the reader tells the sides apart by which way the cards face, team A's

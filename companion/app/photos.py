@@ -8,11 +8,13 @@ end-of-hand dialog.
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import unquote_to_bytes
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QUrl, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from companion import TEAMS
@@ -29,6 +31,12 @@ PHOTO_FILTER = file_filter("Photos", PHOTO_SUFFIXES)
 
 def is_photo(path: str | Path) -> bool:
     return Path(path).suffix.lower() in PHOTO_SUFFIXES
+
+
+def local_path(url: QUrl) -> str:
+    """The file a dropped ``file:`` URL names, byte for byte: Qt's own ``toLocalFile`` turns bytes of
+    a name that are not UTF-8 (an old disk's Latin-1 name) into "�", a file that does not exist."""
+    return os.fsdecode(unquote_to_bytes(url.path(QUrl.FullyEncoded)))
 
 
 def default_owners(count: int, before: int = 0) -> list[str | None]:
@@ -98,7 +106,7 @@ class PhotoReading(QObject):
     #: [(hand, owner)]: each photo's hand as the score command takes it, and whose cards it shows
     #: (``None``: the whole table)
     done = Signal(object)
-    failed = Signal(str)  #: why a photo of the set could not be read; the set is dropped
+    failed = Signal(str, int)  #: why a photo of the set could not be read, and how many the set held: it is dropped
 
     def __init__(self, live: LiveReading, parent: QObject | None = None):
         super().__init__(parent)
@@ -160,5 +168,5 @@ class PhotoReading(QObject):
     def _failed(self, number: int, why: str) -> None:
         if self._waiting.pop(number, None) is not None:
             self._waiting.clear()
-            self._hands = None
-            self.failed.emit(why)
+            count, self._hands = self.count, None
+            self.failed.emit(why, count)

@@ -38,6 +38,16 @@ from .words import hand_problem
 COMMIT_ERRORS = (HandFileError, sqlite3.Error, OSError)
 
 
+def not_written_advice(error: Exception) -> str:
+    """What players can do about a write to the score-sheet file that failed (SQLite's error code)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return "Another program is writing to it: try again in a moment"
+    if name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+        return "It or its folder is read-only now: make both writable, then try again"
+    return "Check that the disk has room and can be written, then try again"
+
+
 class SheetChange(QUndoCommand):
     """A change already made to the game (pushed only once it is committed), undone and redone
     through the game, so each step is its own transaction."""
@@ -211,9 +221,9 @@ class SheetView(QWidget):
         except HandFileError as error:
             self._tell(f"The score sheet was not changed: {hand_problem(str(error), self.game.team_names)}")
             return False
-        except COMMIT_ERRORS as error:  # the disk: full, gone, or not writable
-            self._tell(f"The score sheet was not changed: its file could not be written ({error}). Check that the "
-                       "disk has room and can be written, then try again; the hands saved before are kept.")
+        except COMMIT_ERRORS as error:  # the file: in use, read-only, its disk full or gone
+            self._tell(f"The score sheet was not changed: its file could not be written ({error}). "
+                       f"{not_written_advice(error)}; the hands saved before are kept.")
             return False
         self.refresh()
         return True

@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from vision.reader.frame_sources import VIDEO_SUFFIXES, quiet_video_decoder
+from vision.reader.frame_sources import VIDEO_SUFFIXES, FrameSourceError, quiet_video_decoder, video_name
 
 from .words import file_filter
 
@@ -63,6 +63,12 @@ class FrameWorker(QObject):
 
     @Slot()
     def run(self) -> None:
+        if not self.source.isdigit():
+            try:
+                video_name(self.source)  # OpenCV crashes on a name that is not UTF-8
+            except FrameSourceError as error:
+                self.failed.emit(str(error))
+                return
         capture = open_capture(self.source)
         if not capture.isOpened():
             self.failed.emit(f"can't open {self.source}")

@@ -2,7 +2,9 @@
 read as a still picture on the reading thread, into the end-of-hand dialog; a file that is no photo
 gets one line and the app goes on."""
 
+import os
 from pathlib import Path
+from urllib.parse import quote
 
 import cv2
 import pytest
@@ -121,6 +123,8 @@ def test_a_photo_offered_while_another_is_read_joins_it_for_one_dialog(qtbot, st
 
     def answer(paths, before=0):
         asked.append(before)
+        if before:  # the question is answered with the usual pointer, the first photo still being read
+            assert QApplication.overrideCursor().shape() == Qt.ArrowCursor
         return ["A"] if before == 0 else ["B"]
     window.ask_whose_photos = answer
     with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
@@ -133,6 +137,37 @@ def test_a_photo_offered_while_another_is_read_joins_it_for_one_dialog(qtbot, st
     assert not window.photo_reading.busy and QApplication.overrideCursor() is None
     teams = shown[0]["teams"]
     assert teams["A"]["melds"] == teams["B"]["melds"] and sum(len(m) for m in teams["B"]["melds"]) >= 10
+    window.close()
+
+
+def test_a_photo_that_fails_drops_its_set_and_says_the_others_were_not_scored(qtbot, store, table_photo, tmp_path,
+                                                                             monkeypatch):
+    heic = save_heic(Image.open(table_photo), tmp_path / "whole.HEIC")
+    cut = tmp_path / "IMG_0002.HEIC"
+    cut.write_bytes(heic.read_bytes()[: heic.stat().st_size // 2])
+    window, shown = window_scoring(qtbot, store, ["A", "B"])
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    with qtbot.waitSignal(window.photo_reading.failed, timeout=60000):
+        window.score_photos([str(table_photo), str(cut)])
+    qtbot.wait(200)  # the good photo's reading, come back after the set was dropped, is let go
+    assert len(said) == 1 and str(cut) in said[0] and "other photos read with it were not scored" in said[0], said
+    assert shown == [] and not window.photo_reading.busy and QApplication.overrideCursor() is None
+    window.close()
+
+
+def test_a_photo_dropped_under_a_name_that_is_not_utf8_is_found_and_scored(qtbot, store, table_photo, tmp_path):
+    """A file manager hands the name's bytes over percent-encoded; Qt's own toLocalFile would make
+    the odd byte "�", a file that does not exist."""
+    latin1 = os.fsdecode(os.fsencode(tmp_path) + b"/partie\xe9.jpg")
+    Path(latin1).write_bytes(Path(table_photo).read_bytes())
+    window, shown = window_scoring(qtbot, store, [None])
+    data = QMimeData()
+    data.setUrls([QUrl("file://" + quote(os.fsencode(latin1)))])
+    drop = QDropEvent(QPoint(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(window.photo_reading.done, timeout=60000):
+        window.dropEvent(drop)
+    assert len(shown) == 1 and sum(len(m) for side in shown[0]["teams"].values() for m in side["melds"]) >= 10
     window.close()
 
 

@@ -118,8 +118,11 @@ def test_video_and_camera_options_refuse_what_is_not_there_in_one_line(tmp_path)
         (["--camera", "7"], "--camera 7: there is no camera 7 (cameras found: "),
         # a Latin-1 name from an old disk (é as one byte): OpenCV's decoder crashes on such a name
         ([b"--video", latin1_video(tmp_path)], f"--video {tmp_path}/game\ufffd.mp4: the file's name is not UTF-8"),
+        ([b"--database", os.fsencode(tmp_path) + b"/feuille\xe9"], f"--database {tmp_path}/feuille\ufffd: the name is "
+                                                                   "not UTF-8 text"),
     ):
-        started = subprocess.run([sys.executable, "-m", "companion.app", *option, "--database", str(tmp_path / "s")],
+        database = [] if b"--database" in option else ["--database", str(tmp_path / "s")]
+        started = subprocess.run([sys.executable, "-m", "companion.app", *option, *database],
                                  capture_output=True, text=True, cwd=ROOT, errors="replace")
         assert started.returncode == 2 and started.stderr.startswith(f"canasta-companion: {said}")
         assert len(started.stderr.splitlines()) == 1, started.stderr

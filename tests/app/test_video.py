@@ -110,3 +110,19 @@ def test_every_video_the_file_dialog_offers_plays(tmp_path):
         capture.release()
         assert read and frame.shape == (120, 160, 3), f"{path.name} did not play"
     assert not any(fnmatchcase("notes.txt", pattern) for pattern in patterns)
+
+
+def test_a_video_whose_name_is_not_utf8_is_told_not_crashed_on(tmp_path):
+    """OpenCV's decoder crashes the app on a name that is not UTF-8 (an old disk's Latin-1 name)."""
+    import os
+
+    from companion.app.video import FrameWorker
+
+    name = os.fsdecode(os.fsencode(tmp_path) + b"/partie\xe9.mp4")
+    Path(name).write_bytes((ROOT / "datasets" / "demo" / "hand.mp4").read_bytes())
+    worker = FrameWorker(name, loop=False)
+    said = []
+    worker.failed.connect(said.append)
+    worker.run()
+    assert said == [f"{tmp_path}/partie\ufffd.mp4: the file's name is not UTF-8 text, which the video decoder "
+                    "can't open; rename the file"]

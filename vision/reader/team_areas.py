@@ -242,7 +242,7 @@ def corners_problem(corners: np.ndarray) -> str | None:
     turns = (edges[:, 0] * after[:, 1] - edges[:, 1] * after[:, 0]).tolist()  # each corner's turn (cross product)
     area = float(cv2.contourArea(cv2.convexHull(np.asarray(corners, np.float32))))  # a crossed outline's too
     if area < MIN_OUTLINE_AREA or min(abs(turn) / 2 for turn in turns) < MIN_CORNER_SHARE * area:
-        return "the table's four corners lie on a line or on each other; drag them to the table's corners"
+        return "the table's four corners lie on a line or too close together; drag them to the table's corners"
     if not (all(turn > 0 for turn in turns) or all(turn < 0 for turn in turns)):
         return ("the table's four corners cross or fold in; drag them to the table's corners, "
                 "far left, far right, near right, near left")
@@ -252,7 +252,7 @@ def corners_problem(corners: np.ndarray) -> str | None:
 def area_problem(polygon: np.ndarray) -> str | None:
     """What is wrong with a team's area, in words (``None``: it encloses part of the picture)."""
     if len(polygon) < 3 or not np.isfinite(polygon).all() or abs(_area(polygon)) < MIN_OUTLINE_AREA:
-        return "encloses no part of the picture (its corners lie on a line); drag them apart"
+        return "encloses almost none of the picture (its corners lie on a line or too close together); drag them apart"
     return None
 
 

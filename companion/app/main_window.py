@@ -656,12 +656,17 @@ class MainWindow(QMainWindow):
             self.frozen = False
 
     def dragEnterEvent(self, event) -> None:
-        """Photos dragged over the window may be dropped on it to score the hand from them."""
+        """Photos dragged over the window may be dropped on it to score the hand from them, unless a
+        dialog is open (Qt hands drops to the window behind one, which would open a second on top)."""
         urls = event.mimeData().urls()
-        if self.live is not None and urls and all(url.isLocalFile() and is_photo(local_path(url)) for url in urls):
+        if self.live is not None and urls and QApplication.activeModalWidget() is None and all(
+                url.isLocalFile() and is_photo(local_path(url)) for url in urls):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
+        if QApplication.activeModalWidget() is not None:
+            event.ignore()
+            return
         paths = [local_path(url) for url in event.mimeData().urls()]
         event.acceptProposedAction()
         self.score_photos(paths)

@@ -241,3 +241,24 @@ def test_photos_dropped_on_the_window_are_scored(qtbot, store, table_photo):
         window.dropEvent(drop)
     assert len(shown) == 1
     window.close()
+
+
+def test_photos_dropped_while_a_dialog_is_open_are_not_taken(qtbot, store, table_photo):
+    """Qt hands a drop to the window behind a modal dialog: it would open a second dialog on top."""
+    from PySide6.QtGui import QDragEnterEvent
+
+    window, shown = window_scoring(qtbot, store, [None])
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(table_photo))])
+    dialog = QDialog(window)
+    dialog.setModal(True)
+    dialog.show()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is dialog)
+    enter = QDragEnterEvent(QPoint(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    enter.setAccepted(False)
+    window.dragEnterEvent(enter)
+    assert not enter.isAccepted()
+    window.dropEvent(QDropEvent(QPoint(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
+    assert not window.photo_reading.busy
+    dialog.close()
+    window.close()

@@ -35,7 +35,10 @@ def is_photo(path: str | Path) -> bool:
 
 def local_path(url: QUrl) -> str:
     """The file a dropped ``file:`` URL names, byte for byte: Qt's own ``toLocalFile`` turns bytes of
-    a name that are not UTF-8 (an old disk's Latin-1 name) into "�", a file that does not exist."""
+    a name that are not UTF-8 (an old disk's Latin-1 name) into "�", a file that does not exist.
+    Windows names files in Unicode (and a URL's path there starts "/C:"): Qt's own is right there."""
+    if os.name != "posix" or url.host():
+        return url.toLocalFile()
     return os.fsdecode(unquote_to_bytes(url.path(QUrl.FullyEncoded)))
 
 

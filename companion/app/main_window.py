@@ -199,7 +199,6 @@ class MainWindow(QMainWindow):
             self.feed.frame_sink = self._offer_frame
             self.photo_reading = PhotoReading(self.live, self)
             self.photo_reading.done.connect(self._score_from_photos)
-            self.photo_reading.failed.connect(self._photos_unread)
         self.ask_whose_photos = self._ask_whose_photos  # tests answer instead
         self.setAcceptDrops(True)
         self.refresh_table()
@@ -622,7 +621,7 @@ class MainWindow(QMainWindow):
             owners = self.ask_whose_photos(paths, self.photo_reading.count)
             if owners is None:
                 return
-            if not self.photo_reading.busy:  # a new set: the wait cursor until its dialog opens or it fails
+            if not self.photo_reading.busy:  # a new set: the wait cursor until it is read
                 QApplication.setOverrideCursor(Qt.WaitCursor)
             self.photo_reading.read(pictures, owners)
             count = self.photo_reading.count
@@ -633,19 +632,18 @@ class MainWindow(QMainWindow):
         dialog = WhosePhotos(paths, self.game.team_names, self, before)
         return dialog.owners() if dialog.exec() == QDialog.Accepted else None
 
-    def _photos_unread(self, why: str, count: int) -> None:
-        """A photo of the set (of ``count``) could not be decoded or read: said in one line, the set
-        dropped, the game goes on."""
+    def _score_from_photos(self, hands: list, unread: list[str]) -> None:
+        """The photos are read: let the players check what they show and add the hand to the sheet.
+        A photo that could not be decoded or read is told in one line; the others are still scored."""
         QApplication.restoreOverrideCursor()
         self.statusBar().clearMessage()
-        others = (" The other photos read with it were not scored: score them again without this one."
-                  if count > 1 else "")
-        QMessageBox.warning(self, "Score from photos", f"This photo can't be read: {why}{others}")
-
-    def _score_from_photos(self, hands: list) -> None:
-        """The photos are read: let the players check what they show and add the hand to the sheet."""
-        QApplication.restoreOverrideCursor()
-        self.statusBar().clearMessage()
+        if unread:
+            rest = (" The end-of-hand dialog shows the cards of the other photos: enter the missing cards there."
+                    if hands else "")
+            QMessageBox.warning(self, "Score from photos", "\n".join(
+                f"This photo can't be read: {why}" for why in unread) + rest)
+        if not hands:
+            return
         self.frozen = True
         try:
             dialog = EndOfHandDialog(self.game, HandDraft.from_photos(hands), len(self.game.hands), self)

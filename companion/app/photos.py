@@ -104,12 +104,13 @@ class PhotoReading(QObject):
     """Reads a set of photos on the reading thread and hands back what they show, all together.
 
     Photos offered while a set is read join it (one team's photo, then the other's): the set's
-    hands come back once every photo is read and no more are being asked about (:meth:`held`)."""
+    hands come back once every photo is read and no more are being asked about (:meth:`held`).
+    A photo that can't be read leaves the others' hands to be scored."""
 
-    #: [(hand, owner)]: each photo's hand as the score command takes it, and whose cards it shows
-    #: (``None``: the whole table)
-    done = Signal(object)
-    failed = Signal(str, int)  #: why a photo of the set could not be read, and how many the set held: it is dropped
+    #: ([(hand, owner)], [why]): the hand of each photo read, as the score command takes it, and
+    #: whose cards it shows (``None``: the whole table); then why each photo that could not be read
+    #: could not (one line each, naming the file)
+    done = Signal(object, object)
 
     def __init__(self, live: LiveReading, parent: QObject | None = None):
         super().__init__(parent)
@@ -118,6 +119,7 @@ class PhotoReading(QObject):
         self._waiting: dict[int, int] = {}  #: request number -> place in the set
         self._owners: list[str | None] = []
         self._hands: list[dict | None] | None = None  #: the set's hands as they come; None: no set
+        self._unread: list[str] = []  #: why each photo of the set that failed did
         self._held = 0
         live.photo_read.connect(self._read)
         live.photo_failed.connect(self._failed)
@@ -136,7 +138,7 @@ class PhotoReading(QObject):
         """Read these pictures (checked files, decoded on the reading thread, or BGR pixels), whose
         cards each shows beside it: a new set, or more of the one being read."""
         if self._hands is None:
-            self._owners, self._hands = [], []
+            self._owners, self._hands, self._unread = [], [], []
         for picture, owner in zip(pictures, owners):
             self._next += 1
             self._waiting[self._next] = len(self._hands)
@@ -156,8 +158,9 @@ class PhotoReading(QObject):
 
     def _hand_back(self) -> None:
         if self._hands is not None and not self._waiting and not self._held:
-            hands, self._hands = list(zip(self._hands, self._owners)), None
-            self.done.emit(hands)
+            hands = [(hand, owner) for hand, owner in zip(self._hands, self._owners) if hand is not None]
+            self._hands = None
+            self.done.emit(hands, self._unread)
 
     @Slot(int, object)
     def _read(self, number: int, reading) -> None:
@@ -169,7 +172,7 @@ class PhotoReading(QObject):
 
     @Slot(int, str)
     def _failed(self, number: int, why: str) -> None:
-        if self._waiting.pop(number, None) is not None:
-            self._waiting.clear()
-            count, self._hands = self.count, None
-            self.failed.emit(why, count)
+        if self._waiting.pop(number, None) is None:
+            return
+        self._unread.append(why)  # its place keeps no hand
+        self._hand_back()

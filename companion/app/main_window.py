@@ -835,7 +835,7 @@ class MainWindow(QMainWindow):
         """A set-up's problem as players read it: without the file's field prefix, teams by name."""
         words = str(error).removeprefix("table set-up: ")
         for team in TEAMS:
-            words = words.replace(f"team {team}'s area", f"{self.game.team_names[team]}'s area")
+            words = words.replace(f"team {team}'s", f"{self.game.team_names[team]}'s")
         return words
 
     def reset_set_up(self) -> None:

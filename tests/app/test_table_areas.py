@@ -234,3 +234,23 @@ def test_table_corners_dragged_onto_a_line_are_refused_and_a_bad_kept_set_up_doe
     assert "can't be used" in again.statusBar().currentMessage()
     assert again.table_setup.perspective is None and again.video.frames_shown >= 1
     again.close()
+
+
+def test_a_mirrored_table_outline_is_refused_in_the_teams_words(qtbot, tmp_path, monkeypatch):
+    """Two of the table's corners swapped (far left for far right, near right for near left) would
+    read the table as its mirror image: refused, naming the team the corners are seen from."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from companion.app.video_view import TABLE
+
+    w, reader = demo_window(qtbot, Store(tmp_path / "s.sqlite3"), monkeypatch)
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    w.set_up_action.trigger()
+    w.mark_corners.setChecked(True)
+    w.video.areas[TABLE] = w.video.areas[TABLE][[1, 0, 3, 2]]
+    qtbot.mouseClick(button(w, "Done"), Qt.LeftButton)
+    assert len(said) == 1 and "outline is mirrored" in said[0], said
+    assert f"seen from {w.game.team_names['A']}'s side" in said[0] and "team A" not in said[0]
+    assert w.video.editing and w.table_setup.perspective is None
+    w.close()

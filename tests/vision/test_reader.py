@@ -2,6 +2,7 @@
 identical cards stay two, a card's indexes become one card, piles, threes, hands, the middle, team
 areas and the score input."""
 
+import json
 import random
 from pathlib import Path
 
@@ -722,6 +723,7 @@ def test_a_set_up_of_the_wrong_shape_names_its_field(tmp_path, setup, field):
         ('{"table_corners": [[0, 1080], [500, 1080], [1000, 1080], [100, 100]]}', "lie on a line"),
         ('{"table_corners": [[0, 0], [7, 0], [7, 7], [0, 7]]}', "lie on a line"),  # too small to be a table
         ('{"table_corners": [[0, 0], [900, 900], [900, 0], [0, 900]]}', "cross or fold in"),
+        ('{"table_corners": [[1536, 108], [384, 108], [96, 994], [1824, 994]]}', "outline is mirrored"),  # swapped
         ('{"areas": {"A": [[0, 0], [100, 100], [200, 200]], "B": [[0, 0], [100, 0], [0, 100]]}}', "team A's area"),
     ],
 )
@@ -736,9 +738,11 @@ def test_a_set_up_that_outlines_no_table_is_refused_in_words(tmp_path, setup, pr
     assert main(["read", str(tmp_path / "any.jpg"), "--setup", str(tmp_path / "table.json")]) == 2
     err = capsys.readouterr().err
     assert problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-    good = '{"table_corners": [[384, 108], [1536, 108], [1824, 994], [96, 994]]}'  # the app's starting corners
-    (tmp_path / "good.json").write_text(good)
-    assert TableSetup.load(tmp_path / "good.json").perspective is not None
+    good = [[384, 108], [1536, 108], [1824, 994], [96, 994]]  # the app's starting corners
+    behind_team_b = [good[2], good[3], good[0], good[1]]  # the camera on the other side: turned, not mirrored
+    for corners in (good, behind_team_b):
+        (tmp_path / "good.json").write_text(json.dumps({"table_corners": corners}))
+        assert TableSetup.load(tmp_path / "good.json").perspective is not None
 
 
 def test_a_set_up_that_is_not_text_or_not_json_is_refused_naming_the_file(tmp_path, capsys):

@@ -236,14 +236,20 @@ MIN_CORNER_SHARE = 0.05
 
 def corners_problem(corners: np.ndarray) -> str | None:
     """What is wrong with four points as a table's corners (far left, far right, near right, near
-    left), in words; ``None`` when they outline a table: a convex four-sided shape, in order."""
+    left, as team A sees the table), in words; ``None`` when they outline a table: a convex
+    four-sided shape, in order. In that order the outline runs clockwise in the picture, wherever
+    the camera stands (a turned camera turns it, never mirrors it); anticlockwise, two corners were
+    swapped, and the top-down view would be the table's mirror image."""
     edges = np.roll(corners, -1, axis=0) - corners  # corner i to corner i + 1
     after = np.roll(edges, -1, axis=0)
     turns = (edges[:, 0] * after[:, 1] - edges[:, 1] * after[:, 0]).tolist()  # each corner's turn (cross product)
     area = float(cv2.contourArea(cv2.convexHull(np.asarray(corners, np.float32))))  # a crossed outline's too
     if area < MIN_OUTLINE_AREA or min(abs(turn) / 2 for turn in turns) < MIN_CORNER_SHARE * area:
         return "the table's four corners lie on a line or too close together; drag them to the table's corners"
-    if not (all(turn > 0 for turn in turns) or all(turn < 0 for turn in turns)):
+    if all(turn < 0 for turn in turns):
+        return ("the table's outline is mirrored (two of its corners swapped); drag them back so that its name "
+                "tag sits by the table's far-left corner, seen from team A's side")
+    if not all(turn > 0 for turn in turns):
         return ("the table's four corners cross or fold in; drag them to the table's corners, "
                 "far left, far right, near right, near left")
     return None

@@ -7,6 +7,7 @@ import importlib.resources
 import json
 import sqlite3
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -505,16 +506,21 @@ class MainWindow(QMainWindow):
     def edit_settings(self) -> None:
         note = ("they apply to this game, which has no hands yet" if not self.game.hands
                 else "they apply from the next new game; this game keeps the rules it started with")
-        # The game being played (a past game, maybe) is shown with its own names and rules, so OK
-        # keeps them as they are unless the players change them.
-        shown = self.settings.with_game(self.game.variant, self.game.rules, self.game.team_names)
+        # The game being played (a past game, maybe) is shown with its own names, and, while it has
+        # no hands, its own rules, so OK keeps them as they are unless the players change them. Once
+        # it has hands, the rules shown are those chosen for the next game, which OK keeps.
+        if self.game.hands:
+            shown = replace(self.settings, team_names=dict(self.game.team_names))
+        else:
+            shown = self.settings.with_game(self.game.variant, self.game.rules, self.game.team_names)
         dialog = SettingsDialog(shown, self.cameras, note, self)
         if dialog.exec() != QDialog.Accepted:
             return
         self.apply_settings(dialog.settings)
 
     def apply_settings(self, settings: AppSettings) -> None:
-        """Keep the new settings; the hand in progress goes on unless its rules changed."""
+        """Keep the new settings; the hand in progress goes on, its plays replayed by the game's new
+        rules where they changed."""
         before = self.settings
         self.settings = settings
         self._keep("the settings", lambda: settings.save(self.store))
@@ -524,13 +530,28 @@ class MainWindow(QMainWindow):
             new_rules = self._keep("the game's rules", lambda: self.game.set_rules(settings.variant, settings.rules))
         self.sheet_view.refresh()
         if new_rules:
-            self._hand_changed()  # the hand is played by the new rules from its start
+            self._replay_hand()
         else:
             self.refresh_table()
         if self.live is not None and settings.threshold != before.threshold:
             self.live.use_threshold(settings.threshold)
         if settings.source != before.source:
             self.start_source(settings.source)
+
+    def _replay_hand(self) -> None:
+        """The hand on the table played again from its start by the game's (new) rules: its plays
+        kept, what they now break shown; a hand the new rules can't replay starts again, said so."""
+        log = hand_log(self.tracker)
+        try:
+            self._show_hand(log)
+        except HandLogError as error:
+            self._show_hand(None)
+            self.statusBar().showMessage(f"The hand on the table can't be played by the new rules ({error}); "
+                                         "it starts again.")
+            return
+        if log is not None:
+            self.statusBar().showMessage("The rules changed: the hand on the table is played again by them, "
+                                         "its plays kept.")
 
     # ------------------------------------------------------------------------------ the table
     def refresh_table(self) -> None:

@@ -378,3 +378,63 @@ def test_past_games_show_each_game_s_score_and_the_one_being_played(qtbot, store
     lines = [dialog.list.item(i).text() for i in range(dialog.list.count())]
     assert lines[0].endswith("Ann v Cy, its score can't be read — 0 hands, in play")
     assert lines[1].endswith(f"{w.game.team_names['A']} 670, {w.game.team_names['B']} -5 — 1 hand, being played")
+
+
+def test_rules_changed_before_the_first_hand_replay_the_hand_on_the_table_keeping_its_plays(qtbot, store, monkeypatch):
+    """Settings changed while the game has no hands yet apply to this game: the hand on the table is
+    played again by the new rules, its plays kept (they were thrown away without a word)."""
+    from companion import TurnCardDrawn
+
+    w = window(qtbot, store)
+    w.apply_event(ThreesLaidOut("A", tuple(parse_cards("3H"))))
+    w.apply_event(TurnCardDrawn())
+    w.apply_event(ThreesLaidOut("B", tuple(parse_cards("3D"))))
+    plays = len(w.state.events)
+
+    def press_ok(change):
+        def ok(dialog):
+            change(dialog)
+            dialog.accept()
+            return QDialog.Accepted
+        return ok
+
+    def wild_limit(dialog):
+        box = dialog.rule_inputs["wild_card_threshold"]
+        box.setCurrentIndex(box.findData(3))
+    monkeypatch.setattr(SettingsDialog, "exec", press_ok(wild_limit))
+    w.edit_settings()
+    assert w.game.rules.wild_card_threshold == 3 and len(w.state.events) == plays
+    assert len(Game.load(store, w.game.id).hand_in_progress()["events"]) == plays  # kept for a restart
+    to_classic = press_ok(lambda d: d.variant.setCurrentIndex(d.variant.findData("classic")))
+    monkeypatch.setattr(SettingsDialog, "exec", to_classic)
+    w.edit_settings()  # classic has no turn card: the hand is replayed or started again, never a traceback
+    assert w.game.variant == "classic"
+    closed(w)
+
+
+def test_rules_chosen_for_the_next_game_survive_another_visit_to_the_settings(qtbot, store, monkeypatch):
+    """With hands on the sheet the settings apply from the next game: opened again only to rename a
+    team, the dialog shows (and OK keeps) the rules chosen for the next game, not this game's."""
+    from tests.app.hands import hand_out
+
+    w = window(qtbot, store)
+    assert w.sheet_view.add_hand(hand_out("A"))
+    seen = []
+
+    def press_ok(change):
+        def ok(dialog):
+            seen.append(dialog.variant.currentData())
+            change(dialog)
+            dialog.accept()
+            return QDialog.Accepted
+        return ok
+
+    to_classic = press_ok(lambda d: d.variant.setCurrentIndex(d.variant.findData("classic")))
+    monkeypatch.setattr(SettingsDialog, "exec", to_classic)
+    w.edit_settings()
+    monkeypatch.setattr(SettingsDialog, "exec", press_ok(lambda d: d.team_names["A"].setText("Ann & Bob")))
+    w.edit_settings()
+    assert seen == ["modern", "classic"] and w.game.variant == "modern" and w.settings.variant == "classic"
+    w.new_game()
+    assert w.game.variant == "classic" and w.game.team_names["A"] == "Ann & Bob"
+    closed(w)

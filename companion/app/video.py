@@ -73,8 +73,10 @@ class FrameWorker(QObject):
         if not capture.isOpened():
             self.failed.emit(f"can't open {self.source}")
             return
-        # A file plays at its own pace; a camera delivers frames as fast as it films them.
-        delay = 1.0 / (capture.get(cv2.CAP_PROP_FPS) or 30.0)
+        # A file plays at its own pace; a camera delivers frames as fast as it films them. A header's
+        # rate under MIN_FPS (a damaged file's) is taken as 30 frames a second.
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        delay = 1.0 / (fps if fps >= MIN_FPS else 30.0)
         number = 0
         due = time.monotonic()
         try:
@@ -95,7 +97,8 @@ class FrameWorker(QObject):
                 # Keep to the file's clock: a frame that took longer is made up on the next ones,
                 # unless the worker fell a whole frame behind (then it carries on from now).
                 due = max(due + delay, time.monotonic() - delay)
-                time.sleep(max(0.0, due - time.monotonic()))
+                while self._running and time.monotonic() < due:  # stop() is heard within a tenth of a second
+                    time.sleep(max(0.0, min(0.1, due - time.monotonic())))
         finally:
             capture.release()
 
@@ -103,6 +106,8 @@ class FrameWorker(QObject):
         self._running = False  # read by run() between frames
 
 
+#: The lowest frame rate a video file's header is believed: a slide show of one picture a second.
+MIN_FPS = 1.0
 #: How long stopping a source waits for its thread. A webcam pulled out can hold OpenCV's read
 #: for up to 10 s (V4L2's timeout); past this the thread is left to end on its own.
 STOP_WAIT_MS = 3000

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import cv2
@@ -126,3 +127,29 @@ def test_a_video_whose_name_is_not_utf8_is_told_not_crashed_on(tmp_path):
     worker.run()
     assert said == [f"{tmp_path}/partie\ufffd.mp4: the file's name is not UTF-8 text, which the video decoder "
                     "can't open; rename the file"]
+
+
+def test_a_video_whose_header_claims_a_crawling_frame_rate_plays_and_stops_at_once(tmp_path):
+    """A damaged file's header said 0.05 frames a second: the worker slept 20 s a frame, and closing
+    the window froze it, then aborted the app. Such a rate is taken as 30 a second, and a stop is
+    heard within a tenth of a second whatever the wait."""
+    from companion.app.video import FrameWorker
+
+    path = tmp_path / "crawl.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 0.05, (160, 120))
+    for shade in range(0, 250, 10):
+        writer.write(np.full((120, 160, 3), shade, np.uint8))
+    writer.release()
+    assert cv2.VideoCapture(str(path)).get(cv2.CAP_PROP_FPS) < 1  # the header as written
+    seen = []
+    worker = FrameWorker(str(path), loop=False, sink=lambda number, frame: seen.append(time.monotonic()))
+    thread = threading.Thread(target=worker.run)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while len(seen) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(seen) >= 3 and seen[2] - seen[0] < 1.0  # frames a thirtieth of a second apart, not 20 s
+    worker.stop()
+    stopped = time.monotonic()
+    thread.join(5)
+    assert not thread.is_alive() and time.monotonic() - stopped < 0.5

@@ -213,6 +213,18 @@ def reopened(qtbot, path, start_video=True):
     return w
 
 
+def pressing_ok(change, seen: list | None = None, noted=lambda dialog: dialog.variant.currentData()):
+    """A SettingsDialog.exec as players answer it: ``noted`` (what the dialog shows) added to
+    ``seen``, then ``change`` done on the dialog, then OK."""
+    def press_ok(dialog):
+        if seen is not None:
+            seen.append(noted(dialog))
+        change(dialog)
+        dialog.accept()
+        return QDialog.Accepted
+    return press_ok
+
+
 def closed(w):
     w.close()
     w.store.close()
@@ -284,12 +296,7 @@ def test_ok_in_the_settings_switches_the_video_only_when_the_players_chose_anoth
     shown = []
 
     def players(change):
-        def press_ok(dialog):
-            shown.append(dialog.video.currentData())
-            change(dialog)
-            dialog.accept()
-            return QDialog.Accepted
-        return press_ok
+        return pressing_ok(change, shown, lambda dialog: dialog.video.currentData())
 
     monkeypatch.setattr(SettingsDialog, "exec", players(lambda d: d.team_names["A"].setText("Ann & Bob")))
     w.edit_settings()
@@ -390,13 +397,7 @@ def test_rules_changed_before_the_first_hand_replay_the_hand_on_the_table_keepin
     w.apply_event(TurnCardDrawn())
     w.apply_event(ThreesLaidOut("B", tuple(parse_cards("3D"))))
     plays = len(w.state.events)
-
-    def press_ok(change):
-        def ok(dialog):
-            change(dialog)
-            dialog.accept()
-            return QDialog.Accepted
-        return ok
+    press_ok = pressing_ok
 
     def wild_limit(dialog):
         box = dialog.rule_inputs["wild_card_threshold"]
@@ -422,12 +423,7 @@ def test_rules_chosen_for_the_next_game_survive_another_visit_to_the_settings(qt
     seen = []
 
     def press_ok(change):
-        def ok(dialog):
-            seen.append(dialog.variant.currentData())
-            change(dialog)
-            dialog.accept()
-            return QDialog.Accepted
-        return ok
+        return pressing_ok(change, seen)
 
     to_classic = press_ok(lambda d: d.variant.setCurrentIndex(d.variant.findData("classic")))
     monkeypatch.setattr(SettingsDialog, "exec", to_classic)

@@ -620,12 +620,12 @@ class MainWindow(QMainWindow):
         if joining:  # the questions below are answered with the usual pointer, not the wait cursor
             QApplication.setOverrideCursor(Qt.ArrowCursor)
         try:
-            self._offer_photos(paths, joining)
+            self._offer_photos(paths)
         finally:
             if joining:
                 QApplication.restoreOverrideCursor()
 
-    def _offer_photos(self, paths: list[str] | None, joining: bool) -> None:
+    def _offer_photos(self, paths: list[str] | None) -> None:
         with self.photo_reading.held():  # a set being read waits for these to join it
             if paths is None:
                 paths, _ = QFileDialog.getOpenFileNames(self, "Score the hand from photos of the table", "",

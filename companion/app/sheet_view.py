@@ -31,7 +31,7 @@ from .end_of_hand import EndOfHandDialog
 from .export import write_pdf
 from .game import Game
 from .sheet_table import sheet_table, write_csv
-from .store import UNCHANGED, GameChanged
+from .store import UNCHANGED, GameChanged, not_now
 from .words import hand_problem
 
 #: What can go wrong while a change is committed: the core refuses the hand, or the disk fails.
@@ -39,11 +39,11 @@ COMMIT_ERRORS = (HandFileError, sqlite3.Error, OSError)
 
 
 def not_written_advice(error: Exception) -> str:
-    """What players can do about a write to the score-sheet file that failed (SQLite's error code)."""
-    name = getattr(error, "sqlite_errorname", "")
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+    """What players can do about a write to the score-sheet file that failed (:func:`store.not_now`)."""
+    kind = not_now(error)
+    if kind == "in use":
         return "Another program is writing to it: try again in a moment"
-    if name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+    if kind == "read-only":
         return "It or its folder is read-only now: make both writable, then try again"
     return "Check that the disk has room and can be written, then try again"
 

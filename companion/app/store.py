@@ -203,16 +203,30 @@ def cannot_write(path: Path, cause: str, why: str) -> UnusableStore:
     )
 
 
-def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
-    """The message for a sound file SQLite can't use now, or ``None`` when the error says otherwise."""
+def not_now(error: BaseException) -> str | None:
+    """Why SQLite can't use a sound file now, from its error code: ``"in use"``, ``"read-only"``,
+    ``"full"`` or ``"other"`` (its folder, the disk); ``None`` when the error says otherwise (a
+    damaged file, or not SQLite's)."""
     name = getattr(error, "sqlite_errorname", "")
     if not name.startswith(NOT_NOW):
         return None
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return "in use"
+    if name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+        return "read-only"
+    return "full" if name.startswith("SQLITE_FULL") else "other"
+
+
+def unusable(path: Path, error: sqlite3.Error) -> UnusableStore | None:
+    """The message for a sound file SQLite can't use now, or ``None`` when the error says otherwise."""
+    kind = not_now(error)
+    if kind is None:
+        return None
+    if kind == "in use":
         why = "another program is using it: is Canasta Companion already open? Close it and start again"
-    elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+    elif kind == "read-only":
         why = READ_ONLY
-    elif name.startswith("SQLITE_FULL"):
+    elif kind == "full":
         why = "the disk is full: free some space and start again"
     else:
         why = (f"check that its folder can be written, or choose another file (--database FILE) or folder "

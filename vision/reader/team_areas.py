@@ -257,15 +257,10 @@ def corners_problem(corners: np.ndarray) -> str | None:
 
 def area_problem(polygon: np.ndarray) -> str | None:
     """What is wrong with a team's area, in words (``None``: it encloses part of the picture)."""
-    if len(polygon) < 3 or not np.isfinite(polygon).all() or abs(_area(polygon)) < MIN_OUTLINE_AREA:
+    if len(polygon) < 3 or not np.isfinite(polygon).all() or \
+            cv2.contourArea(np.asarray(polygon, np.float32)) < MIN_OUTLINE_AREA:
         return "encloses almost none of the picture (its corners lie on a line or too close together); drag them apart"
     return None
-
-
-def _area(polygon: np.ndarray) -> float:
-    """The signed area of a polygon (shoelace)."""
-    x, y = np.asarray(polygon, np.float64).T
-    return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
 
 
 def _invertible(matrix: np.ndarray) -> bool:

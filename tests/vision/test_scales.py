@@ -127,6 +127,27 @@ def test_a_live_frame_whose_finds_reach_the_edge_of_the_part_read_is_followed_by
     assert detector.regions[-1] == (0, 0, 170 + 160, 170 + 160)  # the last readings' finds, widened
 
 
+def test_a_live_frame_that_changed_outside_the_part_read_is_read_whole_and_so_is_the_next():
+    """A card laid far from the others shows at once, not at the next whole reading; changes within
+    the part, and the whole picture brightening (the camera's exposure), leave the part read."""
+    from vision.reader.card_reader import LiveDetection
+
+    detector = RecordingDetector(side=20.0)  # five finds from (0, 0) to (50, 20): the part (0, 0, 210, 180)
+    detection = LiveDetection(detector)
+    frames = [np.full((1080, 1920, 3), 90, np.uint8) for _ in range(6)]
+    for frame in frames[1:]:
+        frame[40:120, 60:150] = 200  # a card laid within the part
+    for frame in frames[2:]:
+        frame[600:700, 1400:1470] = 200  # a card laid far away
+    frames.append(frames[-1] + 40)  # the camera's exposure brightens the whole picture
+    for frame in frames:
+        detection.saw(detection.detect(frame))
+    part = (0, 0, 210, 180)
+    # The far card's frame is read whole, and the next; the fifth is anyway (every fourth after the still).
+    assert detector.regions == ["still", part, None, None, None, part, part]
+    assert detection.detect(np.full((1080, 1920, 3), 90, np.uint8)) is not None and detector.regions[-1] is None
+
+
 def test_a_live_frame_of_another_size_is_measured_afresh_and_a_two_view_frame_read_whole():
     from vision.reader.card_reader import LiveDetection
 

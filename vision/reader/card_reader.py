@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.reader.detections import Detections
@@ -168,8 +169,11 @@ class LiveDetection:
     frame, and whenever that part is most of the frame anyway (:data:`MOST_OF_THE_FRAME`), the whole
     frame is read, so cards laid anywhere else are found within that many readings; so is the frame
     after one whose sure finds reach within :data:`NEAR_THE_EDGE` index sizes of the part's edge
-    (a meld laid across it, read in part). The cards and the table around them usually fill a
-    fraction of a webcam's frame, and the network's time goes with the pixels it reads."""
+    (a meld laid across it, read in part). A frame whose picture changed outside the part since the
+    last reading (:func:`changed_outside`: an arm reaching in, a card laid far from the others) is
+    read whole, and so is the one after it, so such a card is found as soon as it shows. The cards
+    and the table around them usually fill a fraction of a webcam's frame, and the network's time
+    goes with the pixels it reads."""
 
     READINGS = 5
     ENOUGH = 3
@@ -192,6 +196,7 @@ class LiveDetection:
         self._read: tuple[int, int, int, int] | None = None  #: the part the last frame was read in
         self._shape: tuple[int, ...] = (0, 0)  #: the frames' height and width
         self._whole_next = False
+        self._thumbnail: np.ndarray | None = None  #: the last frame detected, in grey cells (changed_outside)
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         self._read = None
@@ -199,8 +204,10 @@ class LiveDetection:
             self._sides.clear()
             self._extents.clear()
             self._shape = frame_bgr.shape[:2]
+            self._thumbnail = None
         if not hasattr(self.detector, "detect_still"):
             return self.detector.detect(frame_bgr)
+        before, self._thumbnail = self._thumbnail, thumbnail(frame_bgr)
         if not self._sides and self._misses % self.PROBE_EVERY == 0:
             return self.detector.detect_still(frame_bgr)
         scale = live_scale(self.median, self.detector.default_scale(frame_bgr.shape[1]))
@@ -210,6 +217,9 @@ class LiveDetection:
         whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0 or one_view is None
         self._read = None if whole else self.region(frame_bgr.shape[:2])
         self._whole_next = False
+        if self._read is not None and before is not None and changed_outside(before, self._thumbnail, self._read,
+                                                                              frame_bgr.shape[:2]):
+            self._read, self._whole_next = None, True
         return self.detector.detect(frame_bgr, scale, self._read)
 
     def region(self, frame_shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
@@ -250,6 +260,40 @@ class LiveDetection:
     def median(self) -> float | None:
         """The median longer side of the indexes of the last readings (frame pixels), if known."""
         return float(np.median(np.concatenate(self._sides))) if self._sides else None
+
+
+#: A frame is compared with the last one read in cells of about this many pixels across its width
+#: (:func:`thumbnail`): a 1080p frame's cells are 12 px, a far table's card spans several of them.
+THUMBNAIL_WIDTH = 160
+#: A cell changed: its mean grey level moved by more than this beyond the frame's median move (a
+#: camera's exposure or the room's light moving the whole frame is no change)...
+CELL_CHANGE = 24.0
+#: ...and a change outside the part read: at least this many such cells (one is a flicker).
+CHANGED_CELLS = 2
+
+
+def thumbnail(frame_bgr: np.ndarray) -> np.ndarray:
+    """The frame's grey levels averaged over cells, :data:`THUMBNAIL_WIDTH` across (float32)."""
+    height, width = frame_bgr.shape[:2]
+    cells = (THUMBNAIL_WIDTH, max(round(THUMBNAIL_WIDTH * height / width), 1))
+    small = cv2.resize(frame_bgr, cells, interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def changed_outside(before: np.ndarray, now: np.ndarray, part: tuple[int, int, int, int],
+                    frame_shape: tuple[int, int]) -> bool:
+    """Whether two thumbnails (:func:`thumbnail`) of frames of ``frame_shape`` (height, width) differ
+    outside ``part`` (x0, y0, x1, y1, frame pixels): at least :data:`CHANGED_CELLS` cells whose centre
+    lies outside it moved by :data:`CELL_CHANGE` grey levels beyond the median move."""
+    move = now - before
+    changed = np.abs(move - np.median(move)) > CELL_CHANGE
+    rows, columns = now.shape
+    height, width = frame_shape
+    x = (np.arange(columns) + 0.5) * width / columns
+    y = (np.arange(rows) + 0.5) * height / rows
+    x0, y0, x1, y1 = part
+    inside = ((y >= y0) & (y < y1))[:, None] & ((x >= x0) & (x < x1))[None, :]
+    return int((changed & ~inside).sum()) >= CHANGED_CELLS
 
 
 def read_table(detections: Detections, image_size: tuple[int, int], setup: TableSetup | None = None,

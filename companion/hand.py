@@ -499,7 +499,7 @@ class HandState:
         problems = self.can_go_out(e.team, e.last_card)
         self.went_out = e.team
         self.ended = True
-        return problems
+        return problems + self._black_threes_left()
 
     def _SpecialHandLaid(self, e: SpecialHandLaid) -> list[Violation]:
         """Seed 000 §Special hands: 14 cards laid at once, only before the team opens; ends the hand."""
@@ -530,7 +530,21 @@ class HandState:
 
     def _HandEnded(self, e: HandEnded) -> list[Violation]:
         self.ended = True
-        return []
+        return self._black_threes_left()
+
+    def _black_threes_left(self) -> list[Violation]:
+        """Seed 001 §Threes: black threes are melded only on the turn a player goes out, so once the
+        hand ends a meld of them is wrong on the side of every team that did not go out. The events
+        carry no turns, so threes melded on an earlier turn of the team going out pass (as the score
+        command takes them, :mod:`companion.handfile`)."""
+        if self.variant.black_threes_laid_out:  # every three is laid out (seed 000): none is melded
+            return []
+        return [
+            _v("meld.black_threes_timing",
+               f"Team {team} melded black threes without going out; black threes are melded only on the "
+               "turn a player goes out.", "seed 001 §Threes")
+            for team, side in self.teams.items() if team != self.went_out and any(m.rank == "3" for m in side.melds)
+        ]
 
     # -------------------------------------------------------------------------------- helpers
     def _new_meld_problems(self, team: str, meld: Meld, *, opening: bool, others: list[Meld],

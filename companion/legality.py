@@ -82,13 +82,13 @@ def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld],
     table rule ``wild_card_threshold``: 2, 3, 5 or no limit). §Aces: aces take wild cards only in the
     opening (002 §Rule changes says so outright; table rule ``mixed_aces_take_wild`` lets a meld of
     aces that was opened mixed take more, as 000's "simply a mixed meld" may be read). §Wild card
-    melds: while the team has an unfinished wild-card meld, no wild card joins any other meld (002
-    §Melds of wild cards agrees).
+    melds: while the team has an unfinished wild-card meld, no wild card joins any other meld, a
+    second wild-card meld among them (002 §Melds of wild cards agrees).
     """
-    if not meld.wilds or meld.is_wild_meld:
+    if not meld.wilds:
         return []
     problems: list[Violation] = []
-    if not opening:
+    if not opening and not meld.is_wild_meld:
         threshold = rules.wild_card_threshold
         if threshold is not None and len(meld.naturals) < threshold:
             problems.append(Violation(
@@ -105,6 +105,8 @@ def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld],
     if any(m.is_wild_meld and not m.is_canasta for m in team_melds):
         problems.append(Violation(
             "meld.wild_meld_unfinished",
+            "Your team already has an unfinished wild-card meld: finish it before starting another."
+            if meld.is_wild_meld else
             "While your team has an unfinished wild-card meld, no wild card may join another meld.",
             "seed 000 §Wild card melds",
         ))

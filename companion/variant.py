@@ -271,7 +271,8 @@ class Classic(Variant):
     def meld_problems(self, meld: Meld, table_rules: TableRules) -> list[Violation]:
         """Seed 001 §Melds and canastas: three or more cards of one rank, at least two natural cards
         and at most three wild cards, no meld of wild cards alone, no size limit. §Threes: black
-        threes meld only when going out, three or four of them with no wild card; red threes never.
+        threes meld as three or four of them with no wild card (only when going out: checked as the
+        hand ends, :class:`companion.hand.HandState`); red threes never.
         Table rule ``classic_more_naturals_than_wilds`` (002 §Melds, standard column)."""
         problems: list[Violation] = []
         src = lambda key: source(key, CLASSIC)  # noqa: E731

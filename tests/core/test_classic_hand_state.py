@@ -84,3 +84,21 @@ def test_classic_lays_out_red_threes_only(cards):
     """001 §Threes: black threes are stop cards, not laid out; Modern lays out every three (000 §Threes)."""
     assert rules_of(HandState(variant="classic").apply(ThreesLaidOut("A", cards("3H 3S")))) == ["threes.black"]
     assert rules_of(HandState().apply(ThreesLaidOut("A", cards("3H 3S")))) == []
+
+
+def test_classic_black_threes_are_melded_only_by_the_team_going_out(cards):
+    """001 §Threes: "You can meld black threes only on the turn you go out". The live hand flags a
+    meld of them once the hand ends without that team going out, as the score command does."""
+    from companion.hand import HandEnded
+
+    def table_with_threes(team):
+        state = classic(cards, "AH AS AD", KINGS)
+        state.apply(Opened("B", (cards("QH QS QD"),)))
+        assert rules_of(state.apply(MeldStarted(team, cards("3C 3S 3C")))) == []  # going out may follow
+        return state
+
+    assert rules_of(table_with_threes("A").apply(WentOut("A"))) == []
+    wrong = table_with_threes("B").apply(WentOut("A"))
+    assert rules_of(wrong) == ["meld.black_threes_timing"] and "Team B" in wrong[0].message
+    assert "001 §Threes" in wrong[0].source
+    assert rules_of(table_with_threes("A").apply(HandEnded())) == ["meld.black_threes_timing"]

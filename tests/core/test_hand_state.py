@@ -145,6 +145,19 @@ def test_no_wild_card_elsewhere_while_the_wild_meld_is_unfinished(cards):
     assert "meld.wild_meld_unfinished" in rules_of(state.apply(CardsAdded("A", 0, cards("JK"))))
 
 
+def test_no_second_wild_card_meld_while_the_first_is_unfinished(cards):
+    """Seed 000 §Wild card melds: "While your team has one going, no wild card can join any of your
+    other melds"; 002: "your side cannot put wild cards in any other meld". Once it is a canasta,
+    another may start."""
+    state = HandState()
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    assert rules_of(state.apply(MeldStarted("A", cards("2C 2D JK")))) == []
+    second = state.check(MeldStarted("A", cards("2H 2S JK")))
+    assert rules_of(second) == ["meld.wild_meld_unfinished"] and "finish it" in second[0].message
+    assert rules_of(state.apply(CardsAdded("A", 3, cards("2H 2S JK JK")))) == []  # seven: a wild canasta
+    assert rules_of(state.apply(MeldStarted("A", cards("2H 2S 2D")))) == []
+
+
 def test_taking_the_pack(cards):
     state = HandState()
     opened(state, cards)

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QLoggingCategory
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from vision.reader.frame_sources import FrameSourceError, shown_name, video_name
+from vision.reader.frame_sources import FrameSourceError, is_utf8_name, shown_name, video_name
 
 from .cameras import list_cameras
 from .sheet_lock import HeldElsewhere, SheetLock, claim_sheet
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     # Qt's lock on the score sheet names its file as text: a name that is not UTF-8 would lose its
     # odd bytes there, and two sheets would share one lock.
     for option, name in (("--database", args.database), (DATA_DIR_VARIABLE, os.environ.get(DATA_DIR_VARIABLE))):
-        if name is not None and shown_name(name) != name:
+        if name is not None and not is_utf8_name(name):
             return refuse(f"{option} {shown_name(name)}: the name is not UTF-8 text; rename it or choose another")
     # Qt Multimedia's notes on the libraries it looks for (VA-API, PipeWire) as it lists the cameras
     # say nothing to players; QT_LOGGING_RULES still shows them to whoever asks.

@@ -154,14 +154,22 @@ def shown_name(path: Path | str) -> str:
     return os.fsencode(path).decode("utf-8", "replace")
 
 
-def video_name(path: Path | str) -> str:
-    """The name OpenCV's video decoder is given: :class:`FrameSourceError` for a name that is not
-    UTF-8 text, which the decoder cannot take (it crashes on one)."""
+def is_utf8_name(path: Path | str) -> bool:
+    """Whether a file's name is UTF-8 text. Python keeps the other bytes of a name that is not (a
+    Latin-1 name from an old disk) as lone surrogates, which no UTF-8 text holds."""
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:
+        return False
+    return True
+
+
+def video_name(path: Path | str) -> str:
+    """The name OpenCV's video decoder is given: :class:`FrameSourceError` for a name that is not
+    UTF-8 text, which the decoder cannot take (it crashes on one)."""
+    if not is_utf8_name(path):
         raise FrameSourceError(f"{shown_name(path)}: the file's name is not UTF-8 text, which the video decoder "
-                               "can't open; rename the file") from None
+                               "can't open; rename the file")
     return str(path)
 
 

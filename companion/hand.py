@@ -529,8 +529,8 @@ class HandState:
         return problems
 
     def _HandEnded(self, e: HandEnded) -> list[Violation]:
-        self.ended = True
-        return self._black_threes_left()
+        ended_before, self.ended = self.ended, True
+        return [] if ended_before else self._black_threes_left()
 
     def _black_threes_left(self) -> list[Violation]:
         """Seed 001 §Threes: black threes are melded only on the turn a player goes out, so once the
@@ -543,7 +543,8 @@ class HandState:
             _v("meld.black_threes_timing",
                f"Team {team} melded black threes without going out; black threes are melded only on the "
                "turn a player goes out.", "seed 001 §Threes")
-            for team, side in self.teams.items() if team != self.went_out and any(m.rank == "3" for m in side.melds)
+            for team, side in self.teams.items() if team != self.went_out
+            and any(m.rank == "3" and not any(c.is_red_three for c in m.cards) for m in side.melds)
         ]
 
     # -------------------------------------------------------------------------------- helpers
@@ -566,7 +567,9 @@ class HandState:
                 )
             )
         if self.variant.name == "modern":
-            team_melds = [m for m in others if m is not meld]
+            # A wild-card meld of an opening is checked against the melds laid before it in that move
+            # only: two laid together are one problem, told once.
+            team_melds = [m for m in (laid_with if opening and meld.is_wild_meld else others) if m is not meld]
             problems += legality.wild_card_problems(meld, opening=opening, team_melds=team_melds, rules=self.rules)
         return problems
 

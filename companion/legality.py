@@ -102,7 +102,10 @@ def wild_card_problems(meld: Meld, *, opening: bool, team_melds: Iterable[Meld],
             problems.append(
                 Violation("meld.aces_wild", "Aces take wild cards only in the team's opening meld.", "seed 000 §Aces")
             )
-    if any(m.is_wild_meld and not m.is_canasta for m in team_melds):
+    # A wild-card meld is checked when it starts: cards joining the team's one unfinished wild meld
+    # (even one started against the rule) are what finishing it takes.
+    new_or_mixed = not meld.is_wild_meld or before is None
+    if new_or_mixed and any(m.is_wild_meld and not m.is_canasta for m in team_melds):
         problems.append(Violation(
             "meld.wild_meld_unfinished",
             "Your team already has an unfinished wild-card meld: finish it before starting another."

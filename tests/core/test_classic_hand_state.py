@@ -102,3 +102,9 @@ def test_classic_black_threes_are_melded_only_by_the_team_going_out(cards):
     assert rules_of(wrong) == ["meld.black_threes_timing"] and "Team B" in wrong[0].message
     assert "001 §Threes" in wrong[0].source
     assert rules_of(table_with_threes("A").apply(HandEnded())) == ["meld.black_threes_timing"]
+    after = table_with_threes("B")
+    after.apply(WentOut("A"))
+    assert rules_of(after.apply(HandEnded())) == ["hand.ended"]  # told once, when the hand ended
+    red = classic(cards, "AH AS AD", KINGS)
+    assert rules_of(red.apply(MeldStarted("A", cards("3H 3D 3H")))) == ["meld.three"]
+    assert rules_of(red.apply(HandEnded())) == []  # red threes are no black threes

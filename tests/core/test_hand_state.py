@@ -158,6 +158,23 @@ def test_no_second_wild_card_meld_while_the_first_is_unfinished(cards):
     assert rules_of(state.apply(MeldStarted("A", cards("2H 2S 2D")))) == []
 
 
+def test_two_wild_card_melds_are_one_problem_told_once_and_finishing_one_is_no_problem(cards):
+    """Laid together in an opening, two unfinished wild-card melds are flagged once (a wild canasta
+    beside a small one, not at all); cards finishing a wild meld are never flagged, even where a
+    second one was laid against the rule."""
+    two = HandState().apply(Opened("A", (cards("KH KS KD"), cards("QH QS QD"), cards("9H 9S 9D"),
+                                         cards("2C 2D JK"), cards("2H 2S JK")), stock_left=60))
+    assert rules_of(two) == ["meld.wild_meld_unfinished"]
+    canasta = HandState().apply(Opened("A", (cards("KH KS KD AH AS AD"), cards("2C 2D 2H 2S JK JK 2C"),
+                                             cards("2D 2H JK")), stock_left=60))
+    assert "meld.wild_meld_unfinished" not in rules_of(canasta)
+    state = HandState()
+    opened(state, cards, text="KH KS KD KC KH, QH QS QD, 9H 9S 9D")
+    state.apply(MeldStarted("A", cards("2C 2D JK")))
+    assert rules_of(state.apply(MeldStarted("A", cards("2H 2S JK")))) == ["meld.wild_meld_unfinished"]
+    assert rules_of(state.apply(CardsAdded("A", 3, cards("2H 2S JK JK")))) == []
+
+
 def test_taking_the_pack(cards):
     state = HandState()
     opened(state, cards)

@@ -217,8 +217,8 @@ class LiveDetection:
         whole = self._whole_next or self._frames % self.WHOLE_EVERY == 0 or one_view is None
         self._read = None if whole else self.region(frame_bgr.shape[:2])
         self._whole_next = False
-        if self._read is not None and before is not None and changed_outside(before, self._thumbnail, self._read,
-                                                                              frame_bgr.shape[:2]):
+        if (self._read is not None and before is not None and self._thumbnail is not None
+                and changed_outside(before, self._thumbnail, self._read, frame_bgr.shape[:2])):
             self._read, self._whole_next = None, True
         return self.detector.detect(frame_bgr, scale, self._read)
 
@@ -265,17 +265,20 @@ class LiveDetection:
 #: A frame is compared with the last one read in cells of about this many pixels across its width
 #: (:func:`thumbnail`): a 1080p frame's cells are 12 px, a far table's card spans several of them.
 THUMBNAIL_WIDTH = 160
-#: A cell changed: its mean grey level moved by more than this beyond the frame's median move (a
-#: camera's exposure or the room's light moving the whole frame is no change)...
+#: A cell changed: its mean grey level moved by more than this once the whole frame's move is taken
+#: out (the camera's exposure or the room's light scaling every level alike is no change)...
 CELL_CHANGE = 24.0
 #: ...and a change outside the part read: at least this many such cells (one is a flicker).
 CHANGED_CELLS = 2
 
 
-def thumbnail(frame_bgr: np.ndarray) -> np.ndarray:
-    """The frame's grey levels averaged over cells, :data:`THUMBNAIL_WIDTH` across (float32)."""
+def thumbnail(frame_bgr: np.ndarray) -> np.ndarray | None:
+    """The frame's grey levels averaged over cells, :data:`THUMBNAIL_WIDTH` across (float32; at most
+    one a pixel); ``None`` for what is no BGR picture, which the detector then names."""
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or not frame_bgr.size:
+        return None
     height, width = frame_bgr.shape[:2]
-    cells = (THUMBNAIL_WIDTH, max(round(THUMBNAIL_WIDTH * height / width), 1))
+    cells = (min(THUMBNAIL_WIDTH, width), min(max(round(THUMBNAIL_WIDTH * height / width), 1), height))
     small = cv2.resize(frame_bgr, cells, interpolation=cv2.INTER_AREA)
     return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
 
@@ -284,8 +287,10 @@ def changed_outside(before: np.ndarray, now: np.ndarray, part: tuple[int, int, i
                     frame_shape: tuple[int, int]) -> bool:
     """Whether two thumbnails (:func:`thumbnail`) of frames of ``frame_shape`` (height, width) differ
     outside ``part`` (x0, y0, x1, y1, frame pixels): at least :data:`CHANGED_CELLS` cells whose centre
-    lies outside it moved by :data:`CELL_CHANGE` grey levels beyond the median move."""
-    move = now - before
+    lies outside it moved by :data:`CELL_CHANGE` grey levels, ``before`` first scaled by the frames'
+    median ratio of levels (an exposure step) and the median move left taken out."""
+    gain = float(np.median(now)) / max(float(np.median(before)), 1.0)
+    move = now - before * gain
     changed = np.abs(move - np.median(move)) > CELL_CHANGE
     rows, columns = now.shape
     height, width = frame_shape

@@ -137,6 +137,24 @@ def test_index_crops_and_a_short_classifier_run(scenes, tmp_path):
     assert (named.confidence <= found.confidence).all()
 
 
+def test_a_fanned_crop_keeps_its_own_index_between_its_neighbours_cards(scenes, tmp_path):
+    """Between two neighbours' cards (index_training.fanned) a crop's own index column is its own; the
+    card on top reaches from just right of that index, the one beneath shows left of the crop's card."""
+    own, left, right = (np.full((ic.CONTEXT, ic.CONTEXT, 3), value, np.uint8) for value in (100, 30, 220))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        fanned = index_training.fanned(own, left, right, rng)
+        middle = ic.CONTEXT // 2
+        np.testing.assert_array_equal(fanned[:, middle - 4:middle + 5], own[:, middle - 4:middle + 5])
+        assert (fanned[:, -1] == 220).all() and (fanned[:, 0] == 30).all()
+        assert ((fanned[0] == 220).all(axis=1).argmax() - middle) <= index_training.FAN_SPACING[1]
+    np.testing.assert_array_equal(index_training.fanned(own, None, None, rng), own)
+    contexts, labels = index_crops.scene_crops(scenes, "train", limit=4)
+    summary = index_training.train_classifier(contexts, labels, tmp_path / "fan.pt", minutes=1, batch=32,
+                                              max_crops=64, fan=0.5, log=lambda _: None)
+    assert summary["crops_seen"] == 64
+
+
 def test_a_find_is_named_by_the_geometric_mean_of_its_readings_through_each_window_and_turn(monkeypatch):
     from vision.reader.detector import CLASSIFIER_NAME
     from vision.synth.index_glyphs import drawn_contexts

@@ -112,6 +112,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--rand-conv", type=float, default=0.0, metavar="SHARE",
                             help="see this share of each batch through a random convolution "
                                  "(vision.model.index_training.random_convolution; default %(default)s)")
+    classifier.add_argument("--fan", type=float, default=0.0, metavar="SHARE",
+                            help="see this share of the training crops between two neighbours, as a tight fan "
+                                 "shows an index (vision.model.index_training.fanned; default %(default)s)")
     classifier.add_argument("--bf16", action="store_true",
                             help="compute in bfloat16 (weights kept float32): 2-3 times the crops a minute on a "
                                  "CPU with AMX, slower on one without (bench/bench_classifier_training.py)")
@@ -286,7 +289,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
                                          width=args.width, lr=args.lr,
                                          turn=ic.TRAIN_TURN if args.turn is None else args.turn,
                                          fade=ic.TRAIN_FADE if args.fade is None else args.fade,
-                                         rand_conv=args.rand_conv, bf16=args.bf16)
+                                         rand_conv=args.rand_conv, bf16=args.bf16, fan=args.fan)
     trained = ic.IndexClassifier(index_training.export_onnx(args.out))  # the export is what the app runs: score it
     test_contexts, test_labels = index_crops.scene_crops(args.scenes, "test")
     accuracy = index_crops.crop_accuracy(trained, test_contexts, test_labels)

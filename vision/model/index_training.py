@@ -17,6 +17,7 @@ from torch import nn
 from vision.reader.classes import CLASS_NAMES
 from vision.reader.index_classifier import (
     BACKGROUND,
+    CONTEXT,
     CROP,
     ONNX_INPUT,
     TRAIN_FADE,
@@ -33,18 +34,60 @@ def to_tensor(crops_bgr: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(to_array(crops_bgr))
 
 
+#: A tightly fanned hand (:func:`fanned`), in context pixels (an index's longer side is about 25 of
+#: them): a neighbouring card's index this far from the crop's, centre to centre...
+FAN_SPACING = (13.0, 24.0)
+#: ...and a card's left edge this far left of its index's centre.
+FAN_EDGE = (8.0, 12.0)
+#: The card on top leaves at least this much of the crop's index column right of its centre showing
+#: (half an index's width).
+FAN_CLEAR = 6.0
+#: A fanned crop's neighbours are contexts this close to it in the training array, where a scene's
+#: indexes lie together: mostly its own deck's.
+FAN_NEAR = 40
+
+
+def fanned(context: np.ndarray, left: np.ndarray | None, right: np.ndarray | None,
+           rng: np.random.Generator) -> np.ndarray:
+    """A (CONTEXT, CONTEXT, 3) context as a tight fan shows it (a hand held or spread, cards overlapping
+    from left to right with only their index columns showing): ``right``'s card lies on it from just
+    right of its index, its own card on ``left``'s. Each neighbour's index stands a little higher or
+    lower, and the edge of the card on top now and then casts a shadow."""
+    out = context.copy()
+    centre = CONTEXT / 2
+    for neighbour, side in ((right, 1), (left, -1)):
+        if neighbour is None:
+            continue
+        edge = rng.uniform(*FAN_EDGE)
+        spacing = rng.uniform(max(FAN_SPACING[0], edge + FAN_CLEAR), FAN_SPACING[1])
+        shift = int(round(spacing))
+        neighbour = np.roll(neighbour, int(rng.integers(-4, 5)), axis=0)
+        if side > 0:  # the right card on top, its edge `edge` left of its index
+            start = int(round(centre + spacing - edge))
+            out[:, start:] = neighbour[:, start - shift:CONTEXT - shift]
+            line = start
+        else:  # the crop's own card on top of the left one, from its own edge
+            stop = int(round(centre - edge))
+            out[:, :stop] = neighbour[:, shift:stop + shift]
+            line = stop
+        if rng.random() < 0.5:
+            out[:, line] = (out[:, line] * rng.uniform(0.5, 0.9)).astype(out.dtype)
+    return out
+
+
 def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minutes: float, batch: int = 256,
                      seed: int = 0, log=print, init: Path | None = None, width: int = 16,
                      save_every: float = 5.0, lr: float = 3e-3, max_crops: int | None = None,
                      turn: float = TRAIN_TURN, fade: float = TRAIN_FADE, rand_conv: float = 0.0,
-                     bf16: bool = False) -> dict:
+                     bf16: bool = False, fan: float = 0.0) -> dict:
     """Train for a wall-clock budget (continuing ``init`` if given, at its width or widened to a larger
     ``width``, :func:`widen`), or until it has
     seen ``max_crops`` crops if that comes first; saves ``{"state", "width", "crops_seen",
     "minutes"}`` to ``out`` every ``save_every`` minutes and at the end, the counts including those of
     ``init``. A run cut off keeps its last save: continue it with ``init`` (with a lower ``lr``, the
     peak of the run's cosine schedule, once the weights have settled). ``rand_conv``: the share of each
-    batch seen through a random convolution (:func:`random_convolution`). ``bf16``: compute in bfloat16
+    batch seen through a random convolution (:func:`random_convolution`). ``fan``: the share of crops
+    seen as a tight fan shows them, between two neighbours (:func:`fanned`). ``bf16``: compute in bfloat16
     (torch's CPU autocast, channels-last; the weights stay float32): where the CPU has AMX, 2–3 times
     the crops a minute (``bench/bench_classifier_training.py``); elsewhere
     (:func:`bf16_is_fast`) slower than float32."""
@@ -69,9 +112,16 @@ def train_classifier(contexts: np.ndarray, labels: np.ndarray, out: Path, minute
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
 
+    def _seen(i: int) -> np.ndarray:
+        if not fan or rng.random() >= fan:  # (no draw when off: earlier runs' crops, seed for seed)
+            return contexts[i]
+        near = [contexts[int(np.clip(i + rng.integers(-FAN_NEAR, FAN_NEAR + 1), 0, len(contexts) - 1))]
+                if rng.random() < 0.8 else None for _ in range(2)]
+        return fanned(contexts[i], near[0], near[1], rng)
+
     def batch_loss() -> torch.Tensor:
         pick = rng.integers(0, len(contexts), batch)
-        crops = np.stack([augment(contexts[i], rng, turn, fade) for i in pick])
+        crops = np.stack([augment(_seen(i), rng, turn, fade) for i in pick])
         inputs = to_tensor(crops)
         if rand_conv:
             inputs = random_convolution(inputs, rand_conv, conv_rng)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import deque
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.reader.card_reader as card_reader  # noqa: E402
 from vision.reader.card_reader import LiveDetection, read_at, shipped_facing  # noqa: E402
 from vision.reader.detector import CardDetector  # noqa: E402
+from vision.reader.frame_sources import FrameSourceError, video_frames  # noqa: E402
 from vision.reader.reading import READING_THRESHOLD  # noqa: E402
 
 #: Readings tried after the card is laid before it counts as not found.
@@ -33,15 +34,10 @@ PATIENCE = 6
 
 
 def last_frame(video: Path) -> np.ndarray:
-    capture = cv2.VideoCapture(str(video / "hand.mp4"))
-    frame = None
-    while True:
-        ok, picture = capture.read()
-        if not ok:
-            break
-        frame = picture
-    if frame is None:
-        sys.exit(f"far_card: {video / 'hand.mp4'}: no frames")
+    try:
+        (_, frame), = deque(video_frames(video / "hand.mp4"), maxlen=1)  # (the last, not all in memory)
+    except FrameSourceError as error:
+        sys.exit(f"far_card: {error}")
     return frame
 
 
